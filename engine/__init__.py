@@ -1,0 +1,27 @@
+"""pbem's rules engine: pure game rules with no I/O, clock or randomness.
+
+    >>> import engine
+    >>> rules = engine.create("ataxx")
+    >>> start = rules.start()
+    >>> move = rules.parse(start, "F 2")
+    >>> rules.format(start, move)
+    'f2'
+    >>> rules.outcome(rules.apply(start, move)).scores
+    (3, 2)
+"""
+
+from engine.ataxx import Assimilation, Ataxx, Infection
+from engine.base import BadOption, EngineError, IllegalMove, Option, Outcome, Rules
+from engine.capturego import CaptureGo
+from engine.myriades import Infinito, Myriades
+from engine.registry import create, lookup, names, register
+
+# The registry: adding a game is one module and one line here.
+for _game in (Ataxx, Infection, Assimilation, CaptureGo, Myriades, Infinito):
+    register(_game)
+
+__all__ = [
+    "BadOption", "EngineError", "IllegalMove", "Option", "Outcome", "Rules",
+    "create", "lookup", "names", "register",
+    "Ataxx", "Infection", "Assimilation", "CaptureGo", "Myriades", "Infinito",
+]

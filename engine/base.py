@@ -1,0 +1,200 @@
+"""The contract every game implements, and the errors a player can read.
+
+A game is a `Rules` subclass: a class-level description (name, sides, options) plus an
+instance bound to validated options. Positions are immutable values; every operation is
+a pure function of (rules, position[, move]). The service stores `dump(position)` and the
+canonical move texts, and never re-implements a rule.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
+
+P = TypeVar("P")  # a game's position type (immutable)
+M = TypeVar("M")  # a game's move type (immutable, hashable)
+
+
+class EngineError(ValueError):
+    """An error whose message is written for the player who caused it."""
+
+
+class BadOption(EngineError):
+    """A game option that is unknown or out of range."""
+
+
+class IllegalMove(EngineError):
+    """Move text that does not parse, or names a move the rules forbid.
+
+    `message` quotes the input and says what is wrong in the player's terms;
+    `hint` shows the right form with an example that is legal now (may be empty).
+    """
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return f"{self.message} {self.hint}".strip()
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Everything a result mail needs, derived in one place per game.
+
+    `winner` is a side index (0 moves first) or None for a draw or an unfinished game.
+    `scores` are per side in the game's own unit (`score_unit`); `credited` holds the
+    empty squares awarded at the end (Infection only, otherwise zeros).
+    """
+
+    over: bool
+    winner: int | None
+    reason: str
+    scores: tuple[int, int]
+    credited: tuple[int, int] = (0, 0)
+
+    @property
+    def draw(self) -> bool:
+        return self.over and self.winner is None
+
+
+@dataclass(frozen=True)
+class Option:
+    """One game option: its default, how a text value becomes a value, and a help line."""
+
+    name: str
+    default: Any
+    help: str
+    convert: Callable[[Any], Any] = field(repr=False, default=lambda v: v)
+
+
+def int_option(name: str, lo: int, hi: int | None) -> Callable[[Any], int]:
+    """A converter for an integer option in [lo, hi] with a message a player can act on."""
+
+    def convert(value: Any) -> int:
+        try:
+            number = int(str(value).strip())
+        except ValueError:
+            raise BadOption(f'{name}={value!s} is not a whole number; write e.g. {name}={lo}.') from None
+        if number < lo or (hi is not None and number > hi):
+            span = f"from {lo} to {hi}" if hi is not None else f"at least {lo}"
+            raise BadOption(f"{name}={number} is out of range; {name} must be {span}.")
+        return number
+
+    return convert
+
+
+class Rules(ABC, Generic[P, M]):
+    """A game bound to its options. Subclass once per game; variants subclass the game."""
+
+    #: registry name, lower case (e.g. "ataxx")
+    name: ClassVar[str]
+    #: other names accepted in a challenge (e.g. "capture-go")
+    aliases: ClassVar[tuple[str, ...]] = ()
+    #: a human title ("Capture Go")
+    title: ClassVar[str]
+    #: the family a `variant=` option may switch within (e.g. "ataxx" for infection)
+    family: ClassVar[str]
+    #: side names, index 0 moves first (e.g. ("x", "o"), ("black", "white"))
+    sides: ClassVar[tuple[str, str]]
+    #: what the scores count ("pieces", "captures", "sum")
+    score_unit: ClassVar[str]
+    #: True when the lower score wins (Myriades)
+    lower_wins: ClassVar[bool] = False
+    #: the options this game accepts, by name
+    option_specs: ClassVar[tuple[Option, ...]] = ()
+
+    def __init__(self, options: Mapping[str, Any] | None = None) -> None:
+        given = dict(options or {})
+        known = {o.name: o for o in self.option_specs}
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            allowed = ", ".join(known) or "none"
+            raise BadOption(f"{self.title} has no option {unknown[0]!r}; its options are: {allowed}.")
+        self.options: dict[str, Any] = {
+            o.name: o.convert(given[o.name]) if o.name in given else o.default for o in self.option_specs
+        }
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.options!r})"
+
+    def describe(self) -> str:
+        """A one-line description for mails ("infection 7x7, 4 blocks")."""
+        return self.name
+
+    # -- positions -------------------------------------------------------------------
+    @abstractmethod
+    def start(self) -> P:
+        """The initial position."""
+
+    @abstractmethod
+    def turn(self, pos: P) -> int:
+        """The side to move: 0 or 1."""
+
+    @abstractmethod
+    def ply(self, pos: P) -> int:
+        """How many moves (turns, passes included) led to this position."""
+
+    @abstractmethod
+    def last_move(self, pos: P) -> M | None:
+        """The move that led to this position, for marking it on the board."""
+
+    # -- moves -----------------------------------------------------------------------
+    @abstractmethod
+    def parse(self, pos: P, text: str) -> M:
+        """Read a player's move leniently; return a legal move or raise IllegalMove."""
+
+    @abstractmethod
+    def format(self, pos: P, move: M) -> str:
+        """The canonical text of a move played from `pos`; `parse(pos, ...)` reads it back."""
+
+    def legal_moves(self, pos: P) -> Sequence[M] | None:
+        """All legal moves, or None where they are not a finite list (Myriades)."""
+        return None
+
+    def sample(self, pos: P, pick: Callable[[Sequence[Any]], Any]) -> M:
+        """One legal move chosen by `pick` (e.g. `random.Random(7).choice`), step by step
+        where moves are not a finite list. The engine owns no randomness; callers do."""
+        moves = self.legal_moves(pos)
+        if not moves:
+            raise IllegalMove("There is no legal move in this position.")
+        return pick(moves)
+
+    @abstractmethod
+    def examples(self, pos: P) -> list[str]:
+        """A few canonical moves that are legal now, for "e.g." lines in mails."""
+
+    @abstractmethod
+    def notation(self) -> str:
+        """How to write a move in this game, in one or two sentences."""
+
+    @abstractmethod
+    def apply(self, pos: P, move: M) -> P:
+        """The position after a legal move; `pos` is never changed."""
+
+    def play(self, pos: P, text: str) -> tuple[P, M]:
+        """Parse then apply: the common path of the service."""
+        move = self.parse(pos, text)
+        return self.apply(pos, move), move
+
+    # -- results ---------------------------------------------------------------------
+    @abstractmethod
+    def outcome(self, pos: P) -> Outcome:
+        """Over or not, winner or draw, the reason, and both scores."""
+
+    # -- presentation and storage ----------------------------------------------------
+    @abstractmethod
+    def render(self, pos: P, names: tuple[str, str] | None = None) -> str:
+        """A fixed-width board of at most 72 columns: coordinates on four sides, legend,
+        scores, the last move marked. `names` labels the sides in the legend."""
+
+    @abstractmethod
+    def dump(self, pos: P) -> dict[str, Any]:
+        """A JSON-safe dict; `load(dump(p)) == p`."""
+
+    @abstractmethod
+    def load(self, data: Mapping[str, Any]) -> P:
+        """The inverse of `dump`."""

@@ -1,0 +1,45 @@
+"""The one registry of games: names and aliases to `Rules` classes."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from engine.base import BadOption, Rules
+
+_GAMES: dict[str, type[Rules]] = {}
+_NAMES: dict[str, str] = {}
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[\s_\-]+", "", name.strip().lower())
+
+
+def register(cls: type[Rules]) -> type[Rules]:
+    """Add a game under its name and aliases; usable as a class decorator."""
+    for spelling in (cls.name, *cls.aliases):
+        key = _key(spelling)
+        if key in _NAMES and _NAMES[key] != cls.name:
+            raise ValueError(f"game name {spelling!r} is taken by {_NAMES[key]!r}")
+        _NAMES[key] = cls.name
+    _GAMES[cls.name] = cls
+    return cls
+
+
+def names() -> list[str]:
+    """The registered games' canonical names, in registration order."""
+    return list(_GAMES)
+
+
+def lookup(name: str) -> type[Rules]:
+    """The game class for a name or alias (case, spaces, '-' and '_' ignored)."""
+    key = _key(name)
+    if key not in _NAMES:
+        raise BadOption(f"I do not know a game called {name!r}. The games are: {', '.join(_GAMES)}.")
+    return _GAMES[_NAMES[key]]
+
+
+def create(name: str, options: Mapping[str, Any] | None = None) -> Rules:
+    """A game bound to validated options: `create("capturego", {"size": 13})`."""
+    return lookup(name)(options)
