@@ -1,0 +1,198 @@
+"""Cut what the player wrote out of a reply body.
+
+This is hand-written on purpose: no reply-parsing library was safe alone on real samples (MAIL.md).
+email-reply-parser is English-only, mail-parser-reply keeps the quote of bottom-posted replies,
+talon is unmaintained and huge, quotequail loses answers written below the quote. A wrong cut is
+costly here: a quoted board or a quoted example move read as a command plays a move the player never
+chose. So the rules are few, ordered and conservative:
+
+1. Every mail we send starts with `MARKER`. Where a client left it unquoted (Outlook, HTML parts),
+   everything from it on is the quote and goes; where it is `>`-quoted, only the quote lines go, so
+   an answer written below the quote survives.
+2. Reply headers ("On ... wrote:" and its translations) in front of a `>` quote are dropped with it;
+   in front of anything else (Outlook's From/Sent block, "-----Original Message-----", a header
+   whose quote was already removed from HTML) they start the quote and everything after goes.
+3. `>` lines go; the signature line `-- ` and a line `end` stop the reading; trailing
+   "Sent from my iPhone" lines go.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+MARKER = "##- Please write your reply above this line -##"
+
+# The marker's words, separated by anything a client may put between them when it quotes
+# (">") or reflows (newlines, spaces). Only whitespace and ">" sit between fixed words, so the
+# pattern cannot backtrack badly on long input.
+_GAP = r"[\s>]+"
+_MARKER_WORDS_RE = re.compile(_GAP.join(["please", "write", "your", "reply", "above", "this", "line"]), re.I)
+_MARKER_HEAD_RE = re.compile(r"^[\s>]*#+\s*-*\s*$")  # "##-" left alone on a line by a reflow
+_MARKER_TAIL_RE = re.compile(r"^[\s>]*-*\s*#+\s*$")  # "-##" left alone on a line by a reflow
+
+_QUOTED_RE = re.compile(r"^[ \t]*>")
+
+# Attribution lines written in front of a quote, by language. Each must match a whole line (or up to
+# three lines joined, for the two-line form Gmail produces), and contain a digit or "@" (a date or an
+# address) so that ordinary sentences do not match.
+_ATTRIBUTION_RES = [
+    re.compile(p, re.I)
+    for p in (
+        r"^on\s.*\bwrote\s*:$",  # English: Gmail, Apple Mail, Thunderbird, mutt
+        r"^am\s.*\bschrieb\b.*:$",  # German
+        r"^le\s.*\ba\s+[ée]crit\s*:$",  # French
+        r"^el\s.*\bescribi[óo]\s*:$",  # Spanish
+        r"^(il\s+giorno|il|in\s+data)\s.*\bha\s+scritto\s*:$",  # Italian
+        r"^op\s.*\bschreef\b.*:$",  # Dutch
+        r"^den\s.*\bskrev\b.*:$",  # Swedish, Danish, Norwegian
+        r"^w\s+dniu\s.*\b(pisze|napisał\(a\)|napisała|napisał)\s*:$",  # Polish
+        r"^em\s.*\bescreveu\s*:$",  # Portuguese
+    )
+]
+_SINGLE_LINE_ATTRIBUTION_RES = [
+    re.compile(r"^.*\bkirjoitti\s*:$", re.I),  # Finnish: no leading word to anchor a join on
+]
+_ATTRIBUTION_MAX_CHARS = 400
+
+# Quote separators that need no following quote to be recognised.
+_SEPARATOR_RE = re.compile(
+    r"^\s*(?:-{2,}\s*(?:original\s+message|ursprüngliche\s+nachricht|message\s+d'origine|"
+    r"mensaje\s+original|messaggio\s+originale|oorspronkelijk\s+bericht|ursprungligt\s+meddelande|"
+    r"mensagem\s+original|forwarded\s+message|weitergeleitete\s+nachricht|message\s+transféré)\s*-{2,}"
+    r"|begin\s+forwarded\s+message\s*:|anfang\s+der\s+weitergeleiteten\s+nachricht\s*:"
+    r"|début\s+du\s+message\s+réexpédié\s*:)\s*$",
+    re.I,
+)
+
+# Outlook's header block: a From line followed closely by a Sent/Date line, in several languages.
+_FROM_RE = re.compile(
+    r"^\s*\*?(?:from|von|de|da|från|van|fra|od|lähettäjä)\s*:\*?\s*\S", re.I
+)
+_SENT_RE = re.compile(
+    r"^\s*\*?(?:sent|date|gesendet|datum|envoyé|inviato|data|skickat|enviado|fecha|enviada|"
+    r"verzonden|sendt|wysłano|lähetetty|päivämäärä)\s*:\*?", re.I
+)
+
+_END_WORD = "end"
+
+_MOBILE_FOOTER_RE = re.compile(
+    r"^\s*(?:sent\s+from\s+(?:my\s+)?\S.*|sent\s+(?:via|with)\s+\S.*|get\s+outlook\s+for\s+\S.*"
+    r"|von\s+meinem\s+\S.*\s+gesendet|gesendet\s+von\s+(?:meinem\s+)?\S.*|envoyé\s+(?:de|depuis)\s+\S.*"
+    r"|enviado\s+(?:desde|do|de)\s+\S.*|inviato\s+da\s+\S.*|verzonden\s+(?:vanaf|met)\s+\S.*"
+    r"|skickat\s+från\s+\S.*|sendt\s+fra\s+\S.*|lähetetty\s+\S.*|wysłane\s+z\s+\S.*)\s*$",
+    re.I,
+)
+_MOBILE_FOOTER_MAX_CHARS = 80
+_RULE_RE = re.compile(r"^\s*[_\-=]{5,}\s*$")  # "______" Outlook puts above its header block
+
+
+def reply_text(body: str) -> str:
+    """Keep only what the player wrote in reply; never raises."""
+    try:
+        return _reply_text(body)
+    except Exception:  # a cut that fails must not lose the mail; an empty reply is answered with help
+        return ""
+
+
+def _reply_text(body: str) -> str:
+    text = str(body).replace("\r\n", "\n").replace("\r", "\n")
+    text = text.replace("\u00a0", " ").replace("\u202f", " ").replace("\ufeff", "")
+    lines = _cut_at_marker(text.split("\n"))
+
+    kept: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if _QUOTED_RE.match(line):
+            i += 1
+            continue
+        stripped = line.strip()
+        if stripped == "--" or stripped.lower() == _END_WORD:
+            break
+        if _SEPARATOR_RE.match(line) or _is_outlook_block(lines, i):
+            break
+        span = _attribution_span(lines, i)
+        if span:
+            if _quote_follows(lines, i + span):
+                i += span
+                continue
+            break
+        kept.append(line.rstrip())
+        i += 1
+
+    while kept and (
+        not kept[-1].strip()
+        or _RULE_RE.match(kept[-1])
+        or (len(kept[-1]) <= _MOBILE_FOOTER_MAX_CHARS and _MOBILE_FOOTER_RE.match(kept[-1]))
+    ):
+        kept.pop()
+    start = next((n for n, line in enumerate(kept) if line.strip()), len(kept))
+    return "\n".join(kept[start:])
+
+
+def _cut_at_marker(lines: list[str]) -> list[str]:
+    """Remove every quoted marker; stop at the first unquoted one."""
+    text = "\n".join(lines)
+    starts = [0]  # offset of each line in text
+    for line in lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    dropped: set[int] = set()
+    for match in _MARKER_WORDS_RE.finditer(text):
+        first = bisect.bisect_right(starts, match.start()) - 1
+        last = bisect.bisect_right(starts, match.end()) - 1
+        before = text[starts[first] : match.start()]
+        if first > 0 and not before.strip(" \t>") and _MARKER_HEAD_RE.match(lines[first - 1]):
+            first -= 1
+        if last + 1 < len(lines) and _MARKER_TAIL_RE.match(lines[last + 1]):
+            last += 1
+        if not _QUOTED_RE.match(lines[first]):
+            return [line for n, line in enumerate(lines[:first]) if n not in dropped]
+        dropped.update(range(first, last + 1))
+    return [line for n, line in enumerate(lines) if n not in dropped]
+
+
+def _attribution_span(lines: list[str], i: int) -> int:
+    """How many lines, from line i, form a reply header such as "On ... wrote:" (0 if none)."""
+    line = lines[i].strip()
+    if not line or len(line) > _ATTRIBUTION_MAX_CHARS:
+        return 0
+    joined = line
+    for span in (1, 2, 3):
+        if span > 1:
+            nxt = lines[i + span - 1].strip() if i + span - 1 < len(lines) else ""
+            if not nxt or _QUOTED_RE.match(lines[i + span - 1]):
+                return 0
+            joined = f"{joined} {nxt}"
+            if len(joined) > _ATTRIBUTION_MAX_CHARS:
+                return 0
+        if not re.search(r"[\d@]", joined):
+            continue
+        if any(r.match(joined) for r in _ATTRIBUTION_RES):
+            return span
+        if span == 1 and any(r.match(joined) for r in _SINGLE_LINE_ATTRIBUTION_RES):
+            return 1
+    return 0
+
+
+def _quote_follows(lines: list[str], i: int) -> bool:
+    """Is the next non-blank line from i a `>` quote?"""
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    return i < len(lines) and bool(_QUOTED_RE.match(lines[i]))
+
+
+def _is_outlook_block(lines: list[str], i: int) -> bool:
+    """A From: line followed, within a few lines, by a Sent:/Date: line starts a quoted mail."""
+    if not _FROM_RE.match(lines[i]):
+        return False
+    seen = 0
+    for line in lines[i + 1 : i + 6]:
+        if not line.strip():
+            continue
+        if _SENT_RE.match(line):
+            return True
+        seen += 1
+        if seen >= 2:  # Outlook puts To: or Sent: right after From:; allow one line in between
+            return False
+    return False

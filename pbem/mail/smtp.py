@@ -1,0 +1,144 @@
+"""Hand one outgoing message to the SMTP server and say how a failure should be treated.
+
+One recipient per call: aiosmtplib reports a partial refusal as a return value, not an
+exception, so a message with several recipients could fail silently for some of them.
+"""
+
+from __future__ import annotations
+
+import ssl
+from dataclasses import dataclass, field
+from typing import Literal
+
+import aiosmtplib
+
+Security = Literal["starttls", "tls", "none"]
+
+_AUTH_CODES = frozenset({530, 534, 535})
+_STORAGE_CODE = 552  # "exceeded storage allocation": the mailbox may have room tomorrow
+
+
+@dataclass(frozen=True)
+class SmtpSettings:
+    """The submission server that sends the game's mail."""
+
+    host: str
+    port: int = 587
+    security: Security = "starttls"
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+    timeout: float = 30.0
+
+    def __post_init__(self) -> None:
+        if self.security not in ("starttls", "tls", "none"):
+            raise ValueError(f"SMTP security must be 'starttls', 'tls' or 'none', not {self.security!r}")
+        if (self.username is None) != (self.password is None):
+            raise ValueError("set both the SMTP username and password, or neither")
+        if self.timeout <= 0:
+            raise ValueError("the SMTP timeout must be positive")
+
+
+class DeliveryError(Exception):
+    """Sending failed; `code` is the SMTP reply code (None when the server never answered)."""
+
+    def __init__(self, code: int | None, text: str) -> None:
+        super().__init__(f"{code} {text}" if code is not None else text)
+        self.code = code
+        self.text = text
+
+
+class TemporaryFailure(DeliveryError):
+    """Try again later with backoff: 4xx, 552, refused connections, timeouts, disconnects."""
+
+
+class PermanentFailure(DeliveryError):
+    """The server rejected this message or recipient for good: give up and tell the admin."""
+
+
+class ConfigurationFailure(DeliveryError):
+    """Our own setup is wrong (authentication, TLS): pause sending until the admin fixes it."""
+
+
+async def send(settings: SmtpSettings, sender: str, recipient: str, data: bytes) -> str:
+    """Deliver `data` to one recipient; return the server's reply to the message.
+
+    Raises a `DeliveryError` subclass that tells the caller whether to retry.
+    """
+    where = f"SMTP server {settings.host}:{settings.port}"
+    tls = ssl.create_default_context() if settings.security != "none" else None
+    client = aiosmtplib.SMTP(
+        hostname=settings.host,
+        port=settings.port,
+        timeout=settings.timeout,
+        use_tls=settings.security == "tls",
+        start_tls=False,
+        tls_context=tls,
+    )
+    try:
+        await client.connect()
+    except aiosmtplib.SMTPResponseException as exc:
+        raise classify(exc.code, exc.message) from exc
+    except (aiosmtplib.SMTPException, OSError) as exc:
+        if isinstance(exc.__cause__, ssl.SSLCertVerificationError):
+            raise ConfigurationFailure(None, f"{where}: TLS certificate: {exc.__cause__}") from exc
+        raise TemporaryFailure(None, f"{where}: {_detail(exc)}") from exc
+    try:
+        return await _transaction(client, settings, where, sender, recipient, data)
+    finally:
+        if client.is_connected:
+            try:
+                await client.quit()
+            except (aiosmtplib.SMTPException, OSError):
+                client.close()
+
+
+async def _transaction(
+    client: aiosmtplib.SMTP, settings: SmtpSettings, where: str, sender: str, recipient: str, data: bytes
+) -> str:
+    try:
+        if settings.security == "starttls":
+            await client.starttls()
+        if settings.username is not None and settings.password is not None:
+            await client.login(settings.username, settings.password)
+    except aiosmtplib.SMTPResponseException as exc:
+        raise classify(exc.code, exc.message) from exc
+    except (aiosmtplib.SMTPServerDisconnected, aiosmtplib.SMTPTimeoutError) as exc:
+        raise TemporaryFailure(None, f"{where}: {_detail(exc)}") from exc
+    except (aiosmtplib.SMTPException, ssl.SSLError) as exc:
+        # No STARTTLS or AUTH offered, or a certificate we cannot trust: our settings are wrong.
+        raise ConfigurationFailure(None, f"{where}: {_detail(exc)}") from exc
+    options = []
+    if any(b > 0x7F for b in data) and client.supports_extension("8BITMIME"):
+        options.append("BODY=8BITMIME")
+    if not (sender + recipient).isascii():
+        if not client.supports_extension("SMTPUTF8"):
+            raise PermanentFailure(None, f"{where} does not accept non-ASCII addresses (no SMTPUTF8)")
+        options.append("SMTPUTF8")
+    try:
+        refused, reply = await client.sendmail(sender, [recipient], data, mail_options=options)
+    except aiosmtplib.SMTPRecipientsRefused as exc:
+        first = exc.recipients[0]
+        raise classify(first.code, first.message) from exc
+    except aiosmtplib.SMTPResponseException as exc:
+        raise classify(exc.code, exc.message) from exc
+    except ValueError as exc:  # an address aiosmtplib will not put on the wire
+        raise PermanentFailure(None, f"unusable address: {exc}") from exc
+    except (aiosmtplib.SMTPException, OSError) as exc:
+        raise TemporaryFailure(None, f"{where}: {_detail(exc)}") from exc
+    if refused:  # cannot happen with one recipient, but never report a refusal as success
+        code, text = next(iter(refused.values()))
+        raise classify(code, text)
+    return reply
+
+
+def _detail(exc: BaseException) -> str:
+    return str(exc) or type(exc).__name__
+
+
+def classify(code: int, text: str) -> DeliveryError:
+    """The failure class an SMTP reply code calls for (RFC 5321 plus the mail notes)."""
+    if code in _AUTH_CODES:
+        return ConfigurationFailure(code, text)
+    if 500 <= code < 600 and code != _STORAGE_CODE:
+        return PermanentFailure(code, text)
+    return TemporaryFailure(code, text)

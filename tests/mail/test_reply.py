@@ -1,0 +1,203 @@
+"""reply_text: the player's words survive, our quoted mail never does."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pbem.mail.reply import MARKER, reply_text
+
+BOARD = """\
+      a b c d e f g
+    +---------------+
+  7 | x . . . . . o | 7
+  1 | o . . . . . x | 1
+    +---------------+
+Reply with your move on the first line, for example:
+c4
+or
+a7-c6"""
+
+OUR_MAIL = f"{MARKER}\n\nBob jumped b2-d4. Your move, Alice (x).\n\n{BOARD}\n"
+
+
+def quoted(text: str) -> str:
+    return "\n".join(f"> {line}" if line else ">" for line in text.splitlines()) + "\n"
+
+
+def test_marker_is_the_documented_line():
+    assert MARKER == "##- Please write your reply above this line -##"
+
+
+def test_top_posted_above_unquoted_marker():
+    assert reply_text(f"c4\n\n{OUR_MAIL}") == "c4"
+
+
+def test_top_posted_above_quoted_marker():
+    assert reply_text(f"a1-c3\n\n{quoted(OUR_MAIL)}") == "a1-c3"
+
+
+@pytest.mark.parametrize(
+    "marker",
+    [
+        "> ##- Please write your reply above this\n> line -##",
+        "##- Please write your reply above\nthis line -##",
+        "> ##-\n> Please write your reply above this line\n> -##",
+        ">>  ##-  please  WRITE your reply above   this line  -##  ",
+        "##-\u00a0Please write your reply above this line\u00a0-##",
+    ],
+)
+def test_reflowed_quoted_or_respaced_marker(marker):
+    body = f"17@d4\n\n{marker}\n\nunquoted leftover a7-c6\n" if not marker.startswith(">") else (
+        f"17@d4\n\n{marker}\n> a7-c6\n"
+    )
+    assert reply_text(body) == "17@d4"
+
+
+def test_answer_below_quoted_marker_is_kept():
+    body = f"On Mon, 30 Nov 2026 at 10:00, pbem <game@pbem.example> wrote:\n{quoted(OUR_MAIL)}\naccept 12\n"
+    assert reply_text(body) == "accept 12"
+
+
+def test_answers_between_quotes_are_kept():
+    body = "> Your move?\nc4\n> Anything else?\nhistory\n"
+    assert reply_text(body) == "c4\nhistory"
+
+
+def test_marker_on_reflowed_quote_leaves_no_fragment():
+    body = "c4\n> ##- Please write your reply above this\nline -##\n> a7-c6\n"
+    assert reply_text(body) == "c4"
+
+
+ATTRIBUTIONS = [
+    "On Mon, 30 Nov 2026 at 10:00, pbem <game@pbem.example> wrote:",
+    "On Mon, 30 Nov 2026 at 10:00, pbem <game@pbem.example>\nwrote:",
+    "On Mon, 30 Nov 2026 at 10:00, pbem <\ngame@pbem.example> wrote:",
+    "On 30 Nov 2026, at 10:00, pbem <game@pbem.example> wrote:",
+    "On 30/11/2026 10:00, pbem wrote:",
+    "Am Mo., 30. Nov. 2026 um 10:00 Uhr schrieb pbem <game@pbem.example>:",
+    "Am 30.11.2026 um 10:00 schrieb pbem:",
+    "Le lun. 30 nov. 2026 à 10:00, pbem <game@pbem.example> a écrit :",
+    "Le lun. 30 nov. 2026 à 10:00, pbem <game@pbem.example> a\nécrit :",
+    "El lun, 30 nov 2026 a las 10:00, pbem (<game@pbem.example>) escribió:",
+    "Il giorno lun 30 nov 2026 alle ore 10:00 pbem <game@pbem.example> ha scritto:",
+    "Op ma 30 nov. 2026 om 10:00 schreef pbem <game@pbem.example>:",
+    "Den mån 30 nov. 2026 kl 10:00 skrev pbem <game@pbem.example>:",
+    "ma 30. marrask. 2026 klo 10.00 pbem <game@pbem.example> kirjoitti:",
+    "W dniu 30.11.2026 o 10:00, pbem pisze:",
+    "W dniu pon., 30.11.2026 o 10:00 pbem <game@pbem.example> napisał(a):",
+    "Em seg., 30 de nov. de 2026 às 10:00, pbem <game@pbem.example> escreveu:",
+]
+
+
+@pytest.mark.parametrize("attribution", ATTRIBUTIONS)
+def test_reply_header_before_a_quote_is_dropped_top_posted(attribution):
+    assert reply_text(f"c4\n\n{attribution}\n\n{quoted('a7-c6')}") == "c4"
+
+
+@pytest.mark.parametrize("attribution", ATTRIBUTIONS)
+def test_reply_header_before_a_quote_is_dropped_bottom_posted(attribution):
+    assert reply_text(f"{attribution}\n{quoted('a7-c6')}\nc4\n") == "c4"
+
+
+@pytest.mark.parametrize("attribution", ATTRIBUTIONS)
+def test_reply_header_without_quote_marks_cuts_everything_after(attribution):
+    assert reply_text(f"c4\n\n{attribution}\n\na7-c6\nresign\n") == "c4"
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "From: pbem <game@pbem.example>\nSent: Monday, November 30, 2026 10:00 AM\nTo: Alice\nSubject: Re: x",
+        "________________________________\nFrom: pbem <game@pbem.example>\nSent: Monday, November 30, 2026 10:00",
+        "Von: pbem <game@pbem.example>\nGesendet: Montag, 30. November 2026 10:00\nAn: Klaus\nBetreff: x",
+        "De : pbem <game@pbem.example>\nEnvoyé : lundi 30 novembre 2026 10:00\nÀ : François\nObjet : x",
+        "Da: pbem <game@pbem.example>\nInviato: lunedì 30 novembre 2026 10:00\nA: Gianni\nOggetto: x",
+        "Från: pbem <game@pbem.example>\nSkickat: den 30 november 2026 10:00\nTill: Sven\nÄmne: x",
+        "De: pbem <game@pbem.example>\nEnviado: lunes, 30 de noviembre de 2026 10:00\nPara: José",
+        "From: pbem <game@pbem.example>\nDate: Mon, 30 Nov 2026 10:00\nSubject: x\nTo: Alice",
+        "-----Original Message-----\nFrom: pbem [mailto:game@pbem.example]",
+        "-----Ursprüngliche Nachricht-----\nVon: pbem",
+        "-------- Original message --------\nFrom: pbem <game@pbem.example>",
+        "---------- Forwarded message ---------\nFrom: pbem <game@pbem.example>",
+        "Begin forwarded message:\n\nFrom: pbem <game@pbem.example>",
+    ],
+)
+def test_outlook_blocks_and_separators_cut_everything_after(block):
+    assert reply_text(f"a1-c3\n\nAlice\n\n{block}\n\n{OUR_MAIL}") == "a1-c3\n\nAlice"
+
+
+def test_a_from_line_alone_is_not_a_quote_header():
+    assert reply_text("From: my phone, sorry\nc4\n") == "From: my phone, sorry\nc4"
+
+
+def test_ordinary_sentence_is_not_a_reply_header():
+    assert reply_text("On second thought I wrote:\nc4\n") == "On second thought I wrote:\nc4"
+
+
+@pytest.mark.parametrize("signature", ["-- ", "--"])
+def test_signature_cut(signature):
+    assert reply_text(f"b2-b4\n{signature}\nAlice\nc4\n") == "b2-b4"
+
+
+def test_dashes_in_a_move_are_not_a_signature():
+    assert reply_text("a1-c3\n---\nc4") == "a1-c3\n---\nc4"
+
+
+@pytest.mark.parametrize("end", ["end", "END", "  End  "])
+def test_end_line_stops_reading(end):
+    assert reply_text(f"c4\n{end}\nresign\n") == "c4"
+
+
+def test_end_inside_a_line_does_not_stop():
+    assert reply_text("endgame soon\nc4") == "endgame soon\nc4"
+
+
+@pytest.mark.parametrize(
+    "footer",
+    [
+        "Sent from my iPhone",
+        "Sent from my Galaxy",
+        "Get Outlook for Android",
+        "Von meinem iPhone gesendet",
+        "Envoyé de mon iPhone",
+        "Enviado desde mi iPhone",
+        "Inviato da iPhone",
+        "Verzonden vanaf mijn iPhone",
+        "Skickat från min iPhone",
+    ],
+)
+def test_trailing_mobile_footer_dropped(footer):
+    assert reply_text(f"c4\n\n{footer}\n\n") == "c4"
+
+
+def test_mobile_footer_only_dropped_at_the_end():
+    assert reply_text("Sent from my iPhone\nc4") == "Sent from my iPhone\nc4"
+
+
+def test_whitespace_and_line_endings_normalised():
+    assert reply_text("\r\n\r\n  c4   \r\n\tresign\t\r\n\r\n") == "  c4\n\tresign"
+
+
+def test_empty_and_quote_only_bodies():
+    assert reply_text("") == ""
+    assert reply_text(quoted(OUR_MAIL)) == ""
+    assert reply_text(OUR_MAIL) == ""
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_never_raises_and_output_is_clean(body):
+    text = reply_text(body)
+    lines = text.split("\n")
+    assert not any(line.lstrip(" \t").startswith(">") for line in lines)
+    assert all(line == line.rstrip() for line in lines)
+    assert text == "" or (lines[0].strip() and lines[-1].strip())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([MARKER, "> " + MARKER, "c4", "", "> a7-c6", "-- ", "end", "On 1 Jan 2026, x wrote:",
+                                 "From: a@b", "Sent: now", "##-", "-##", "> ", "Sent from my iPhone"]), max_size=30))
+def test_never_raises_on_structured_noise(lines):
+    text = reply_text("\n".join(lines))
+    assert MARKER not in text
+    assert "a7-c6" not in text

@@ -1,0 +1,589 @@
+"""A throwaway, loopback-only mail rig for tests: real Dovecot IMAP/LMTP plus an SMTP front end.
+
+`MailRig` writes a private Dovecot configuration into a fresh temporary directory (nothing in /etc
+is touched, the system service is not used), starts Dovecot on free 127.0.0.1 ports, and runs an
+in-process aiosmtpd SMTP server that hands accepted mail to Dovecot over LMTP. Addressing follows
+Dovecot: "alice@any.domain" and "alice+detail@any.domain" both land in mailbox "alice", and the
+detail is kept in the Delivered-To header. Faults can be injected into the SMTP dialogue.
+
+As root, Dovecot's mail processes run as "nobody", so the rig directory (mode 0711) and all its
+parents must be traversable by others; `tempfile.mkdtemp()` in the usual temp directory is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import grp
+import imaplib
+import os
+import pwd
+import shutil
+import signal
+import smtplib
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
+
+from pbem.mail.imap import ImapSettings
+from pbem.mail.smtp import SmtpSettings
+
+HOST = "127.0.0.1"
+DOMAIN = "example.test"
+USERS = {name: f"{name}-secret" for name in ("game", "alice", "bob", "carol", "dave")}
+START_TIMEOUT = 15.0
+_SOCKET_DIR_LIMIT = 70  # UNIX socket paths must stay under ~107 bytes; Dovecot appends names
+
+
+class RigUnavailable(RuntimeError):
+    """This machine cannot run the rig (Dovecot missing, unusable temp directory)."""
+
+
+def dovecot_binary() -> str | None:
+    """Path of the dovecot master binary, or None when it is not installed."""
+    found = shutil.which("dovecot")
+    if found:
+        return found
+    for directory in ("sbin", "usr/sbin", "usr/local/sbin"):
+        candidate = Path(os.sep, directory, "dovecot")
+        if os.access(candidate, os.X_OK):
+            return str(candidate)
+    return None
+
+
+def missing_requirements() -> str | None:
+    """Why the rig cannot start here, or None when it can."""
+    binary = dovecot_binary()
+    if binary is None:
+        return "Dovecot is not installed (apt-get install dovecot-imapd dovecot-lmtpd)"
+    libexec = [Path(binary).resolve().parent.parent / sub / "dovecot" for sub in ("lib", "libexec")]
+    if not any((d / "lmtp").exists() for d in libexec):
+        return "Dovecot's LMTP server is not installed (apt-get install dovecot-lmtpd)"
+    return None
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        return sock.getsockname()[1]
+
+
+class MailRig:
+    """Dovecot (IMAP + LMTP) and an SMTP front end on 127.0.0.1, in a private temp directory."""
+
+    def __init__(self, users: dict[str, str] | None = None, domain: str = DOMAIN) -> None:
+        self.users = dict(users or USERS)
+        self.domain = domain
+        self.host = HOST
+        self.dir: Path | None = None
+        self.imap_port = 0
+        self.lmtp_port = 0
+        self.smtp_port = 0
+        self.version = ""
+        self._dovecot: subprocess.Popen[bytes] | None = None
+        self._smtp: _FrontEnd | None = None
+        self._faults: list[tuple[str, str]] = []
+        self._faults_lock = threading.Lock()
+
+    # -- lifecycle --------------------------------------------------------------------------------
+
+    def start(self) -> MailRig:
+        """Write the configuration and start Dovecot and the SMTP front end."""
+        problem = missing_requirements()
+        if problem:
+            raise RigUnavailable(problem)
+        self.dir = Path(tempfile.mkdtemp(prefix="pbem-mailrig-"))
+        try:
+            self._prepare()
+            self.start_imap()
+            self.start_smtp()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        """Stop what the rig started (by PID) and delete its directory; safe to call twice."""
+        self.stop_smtp()
+        self.stop_imap()
+        if self.dir is not None:
+            shutil.rmtree(self.dir, ignore_errors=True)
+            self.dir = None
+
+    def __enter__(self) -> MailRig:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def start_imap(self) -> None:
+        """Start Dovecot (again) on the same ports; mail delivered earlier is still there."""
+        if self._dovecot is not None and self._dovecot.poll() is None:
+            return
+        assert self.dir is not None, "the rig was not started"
+        log = open(self.dir / "log" / "dovecot.stdio", "ab")  # noqa: SIM115 - handed to the child
+        with log:
+            self._dovecot = subprocess.Popen(
+                [dovecot_binary() or "dovecot", "-F", "-c", str(self.dir / "etc" / "dovecot.conf")],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # its own process group: stop_imap() reaps every child
+                preexec_fn=_die_with_parent,
+            )
+        deadline = time.monotonic() + START_TIMEOUT
+        while not self._login_works():
+            if self._dovecot.poll() is not None or time.monotonic() > deadline:
+                tail = self.log_tail()
+                self.stop_imap()
+                raise RuntimeError(f"Dovecot did not accept an IMAP login:\n{tail}")
+            time.sleep(0.05)
+        while not _banner(self.lmtp_port, b"220"):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"Dovecot LMTP did not answer:\n{self.log_tail()}")
+            time.sleep(0.05)
+
+    def stop_imap(self) -> None:
+        """Stop Dovecot (IMAP and LMTP) by its PID, keeping the mail."""
+        process, self._dovecot = self._dovecot, None
+        if process is None or process.poll() is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(5)
+        # Processes serving open connections outlive the master; they are in its process group.
+        _stop_group(process.pid)
+
+    def start_smtp(self) -> None:
+        """Start the SMTP front end on its port."""
+        if self._smtp is None:
+            self._smtp = _FrontEnd(self)
+            self._smtp.start()
+
+    def stop_smtp(self) -> None:
+        """Stop the SMTP front end: connections to its port are refused until start_smtp()."""
+        front, self._smtp = self._smtp, None
+        if front is not None:
+            front.stop()
+
+    # -- mail -------------------------------------------------------------------------------------
+
+    def address(self, user: str, detail: str | None = None) -> str:
+        """user@domain, or user+detail@domain."""
+        return f"{user}+{detail}@{self.domain}" if detail else f"{user}@{self.domain}"
+
+    def deliver(self, user: str, raw: bytes, sender: str = "") -> None:
+        """Put `raw` into a mailbox over LMTP, as a real MTA would (user may carry a +detail)."""
+        recipient = user if "@" in user else f"{user}@{self.domain}"
+        with smtplib.LMTP(self.host, self.lmtp_port, timeout=30) as lmtp:
+            lmtp.sendmail(sender, [recipient], raw)
+
+    def messages(self, user: str, folder: str = "INBOX") -> list[bytes]:
+        """Every message in one folder of a mailbox, by UID, without touching its flags."""
+        return [data for _, _, data in self._read(user, folder, with_flags=False)]
+
+    def flags(self, user: str, folder: str = "INBOX") -> list[tuple[int, frozenset[str]]]:
+        """(UID, flags) of every message in one folder."""
+        return [(uid, flags) for uid, flags, _ in self._read(user, folder, with_flags=True)]
+
+    def wait_for(self, user: str, count: int, timeout: float = 10.0, folder: str = "INBOX") -> list[bytes]:
+        """The folder's messages once there are at least `count`; AssertionError after `timeout`."""
+        deadline = time.monotonic() + timeout
+        while True:
+            found = self.messages(user, folder)
+            if len(found) >= count:
+                return found
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{user}/{folder}: {len(found)} messages after {timeout} s, wanted {count}")
+            time.sleep(0.05)
+
+    def purge(self) -> None:
+        """Empty every mailbox and fault queue and make sure both servers run: a clean slate."""
+        with self._faults_lock:
+            self._faults.clear()
+        self.start_imap()
+        self.start_smtp()
+        for user in self.users:
+            with self._imap(user) as imap:
+                typ, folders = imap.list()
+                for line in folders if typ == "OK" else []:
+                    name = _folder_name(line)
+                    if name and name.upper() != "INBOX":
+                        imap.delete(_quote(name))
+                imap.select("INBOX")
+                typ, data = imap.uid("SEARCH", "ALL")
+                if data and data[0]:
+                    imap.uid("STORE", "1:*", "+FLAGS.SILENT", r"(\Deleted)")
+                    imap.expunge()
+
+    def inject(self, stage: str, reply: str) -> None:
+        """Answer the next SMTP `stage` command (MAIL, RCPT or DATA) with `reply`, once."""
+        stage = stage.upper()
+        if stage not in ("MAIL", "RCPT", "DATA"):
+            raise ValueError(f"faults can be injected at MAIL, RCPT or DATA, not {stage!r}")
+        with self._faults_lock:
+            self._faults.append((stage, reply))
+
+    def imap_settings(self, user: str = "game", **changes: object) -> ImapSettings:
+        """Settings for ImapSource that reach `user`'s mailbox on the rig."""
+        values: dict[str, object] = {
+            "port": self.imap_port,
+            "username": user,
+            "password": self.users[user],
+            "security": "none",
+            "timeout": 10.0,
+        }
+        values.update(changes)
+        return ImapSettings(self.host, **values)  # type: ignore[arg-type]
+
+    def smtp_settings(self, **changes: object) -> SmtpSettings:
+        """Settings for smtp.send that reach the front end (no TLS, no login by default)."""
+        values: dict[str, object] = {"port": self.smtp_port, "security": "none", "timeout": 10.0}
+        values.update(changes)
+        return SmtpSettings(self.host, **values)  # type: ignore[arg-type]
+
+    def log_tail(self, lines: int = 20) -> str:
+        """The end of Dovecot's log, for error messages."""
+        if self.dir is None:
+            return ""
+        text = []
+        for name in ("dovecot.log", "dovecot.stdio"):
+            with contextlib.suppress(OSError):
+                text += (self.dir / "log" / name).read_text(errors="replace").splitlines()
+        return "\n".join(text[-lines:])
+
+    # -- internals --------------------------------------------------------------------------------
+
+    def _take_fault(self, stage: str) -> str | None:
+        with self._faults_lock:
+            for i, (kind, reply) in enumerate(self._faults):
+                if kind == stage:
+                    del self._faults[i]
+                    return reply
+        return None
+
+    def _prepare(self) -> None:
+        assert self.dir is not None
+        for sub in ("etc", "log", "mail", "state", "run"):
+            (self.dir / sub).mkdir()
+        base_dir = self.dir / "run"
+        if len(str(base_dir)) > _SOCKET_DIR_LIMIT:
+            raise RigUnavailable(f"temporary directory path too long for UNIX sockets: {base_dir} (set TMPDIR)")
+        self.imap_port, self.lmtp_port, self.smtp_port = _distinct_free_ports(3)
+        self.version = subprocess.run(
+            [dovecot_binary() or "dovecot", "--version"], capture_output=True, text=True, check=True
+        ).stdout.split()[0]
+        (self.dir / "etc" / "passwd").write_text(
+            "".join(f"{user}:{{PLAIN}}{password}::::::\n" for user, password in self.users.items())
+        )
+        if os.geteuid() == 0:
+            nobody = pwd.getpwnam("nobody")
+            mail_user, mail_group = "nobody", grp.getgrgid(nobody.pw_gid).gr_name
+            self.dir.chmod(0o711)
+            os.chown(self.dir / "mail", nobody.pw_uid, nobody.pw_gid)
+            _check_traversable(self.dir / "mail")
+        else:
+            mail_user, mail_group = pwd.getpwuid(os.getuid()).pw_name, grp.getgrgid(os.getgid()).gr_name
+        conf = _dovecot_config(
+            self.version, self.dir, base_dir, self.imap_port, self.lmtp_port, mail_user, mail_group
+        )
+        (self.dir / "etc" / "dovecot.conf").write_text(conf)
+
+    def _login_works(self) -> bool:
+        user = next(iter(self.users))
+        try:
+            with self._imap(user, timeout=2):
+                return True
+        except (OSError, imaplib.IMAP4.error):
+            return False
+
+    @contextlib.contextmanager
+    def _imap(self, user: str, timeout: float = 10):
+        imap = imaplib.IMAP4(self.host, self.imap_port, timeout=timeout)
+        try:
+            imap.login(user, self.users[user])
+            yield imap
+        finally:
+            with contextlib.suppress(Exception):
+                imap.logout()
+
+    def _read(self, user: str, folder: str, with_flags: bool) -> list[tuple[int, frozenset[str], bytes]]:
+        with self._imap(user) as imap:
+            typ, _ = imap.select(_quote(folder), readonly=True)
+            if typ != "OK":
+                return []
+            typ, data = imap.uid("SEARCH", "ALL")
+            found = []
+            for uid in sorted(int(u) for u in data[0].split()):
+                what = "(FLAGS)" if with_flags else "(BODY.PEEK[])"
+                typ, parts = imap.uid("FETCH", str(uid), what)
+                if with_flags:
+                    flags = imaplib.ParseFlags(parts[0]) if parts and parts[0] else ()
+                    found.append((uid, frozenset(f.decode() for f in flags), b""))
+                else:
+                    found.append((uid, frozenset(), parts[0][1]))
+            return found
+
+
+class _FrontEnd:
+    """The SMTP server: checks recipients, takes injected faults, delivers over LMTP."""
+
+    def __init__(self, rig: MailRig) -> None:
+        self.rig = rig
+        self.controller = Controller(
+            self,
+            hostname=rig.host,
+            port=rig.smtp_port,
+            authenticator=self._authenticate,
+            auth_require_tls=False,
+            auth_required=False,
+            enable_SMTPUTF8=True,
+            ident="pbem mailrig",
+        )
+
+    def start(self) -> None:
+        self.controller.start()
+
+    def stop(self) -> None:
+        self.controller.stop()
+
+    def _authenticate(
+        self, server: SMTP, session: Session, envelope: Envelope, mechanism: str, auth_data: object
+    ) -> AuthResult:
+        ok = (
+            isinstance(auth_data, LoginPassword)
+            and self.rig.users.get(auth_data.login.decode()) == auth_data.password.decode()
+        )
+        if ok:
+            return AuthResult(success=True, auth_data=auth_data)
+        # handled=False makes aiosmtpd send "535 ... credentials invalid"; the default sends nothing.
+        return AuthResult(success=False, handled=False)
+
+    async def handle_MAIL(
+        self, server: SMTP, session: Session, envelope: Envelope, address: str, options: list[str]
+    ) -> str:
+        fault = self.rig._take_fault("MAIL")
+        if fault:
+            return fault
+        envelope.mail_from = address
+        envelope.mail_options.extend(options)
+        return "250 OK"
+
+    async def handle_RCPT(
+        self, server: SMTP, session: Session, envelope: Envelope, address: str, options: list[str]
+    ) -> str:
+        fault = self.rig._take_fault("RCPT")
+        if fault:
+            return fault
+        user = address.rpartition("@")[0].split("+", 1)[0].lower()
+        if user not in self.rig.users:
+            return "550 5.1.1 No such user here"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        fault = self.rig._take_fault("DATA")
+        if fault:
+            return fault
+        content = envelope.original_content or b""
+        loop = asyncio.get_running_loop()
+        try:
+            refused = await loop.run_in_executor(None, self._lmtp, envelope.mail_from or "", envelope.rcpt_tos, content)
+        except smtplib.SMTPRecipientsRefused as exc:
+            code, text = next(iter(exc.recipients.values()))
+            return f"451 4.3.0 Local delivery refused ({code} {text.decode(errors='replace')})"
+        except (OSError, smtplib.SMTPException) as exc:
+            return f"451 4.3.0 Local delivery failed ({exc})"
+        if refused:
+            return f"451 4.3.0 Local delivery refused for {', '.join(refused)}"
+        return "250 2.0.0 OK delivered"
+
+    def _lmtp(self, sender: str, recipients: Iterable[str], content: bytes) -> dict:
+        with smtplib.LMTP(self.rig.host, self.rig.lmtp_port, timeout=30) as lmtp:
+            return lmtp.sendmail(sender, list(recipients), content)
+
+
+def _dovecot_config(
+    version: str, data: Path, base_dir: Path, imap_port: int, lmtp_port: int, mail_user: str, mail_group: str
+) -> str:
+    if version.startswith("2.3"):
+        text = f"""\
+protocols = imap lmtp
+listen = {HOST}
+base_dir = {base_dir}
+state_dir = {data}/state
+instance_name = pbem-mailrig-{imap_port}
+log_path = {data}/log/dovecot.log
+ssl = no
+disable_plaintext_auth = no
+auth_mechanisms = plain login
+auth_username_format = %Ln
+auth_failure_delay = 0
+recipient_delimiter = +
+mail_location = maildir:~/Maildir
+mail_fsync = always
+lmtp_add_received_header = no
+passdb {{
+  driver = passwd-file
+  args = scheme=PLAIN {data}/etc/passwd
+}}
+userdb {{
+  driver = static
+  args = uid={mail_user} gid={mail_group} home={data}/mail/%n
+}}
+service imap-login {{
+  inet_listener imap {{
+    address = {HOST}
+    port = {imap_port}
+  }}
+  inet_listener imaps {{
+    port = 0
+  }}
+}}
+service lmtp {{
+  inet_listener lmtp {{
+    address = {HOST}
+    port = {lmtp_port}
+  }}
+}}
+"""
+    elif version.startswith("2.4"):
+        text = f"""\
+dovecot_config_version = 2.4.0
+dovecot_storage_version = 2.4.0
+protocols = imap lmtp
+listen = {HOST}
+base_dir = {base_dir}
+state_dir = {data}/state
+instance_name = pbem-mailrig-{imap_port}
+log_path = {data}/log/dovecot.log
+ssl = no
+auth_allow_cleartext = yes
+auth_mechanisms = plain login
+auth_username_format = %{{user | username | lower}}
+auth_failure_delay = 0
+recipient_delimiter = +
+mail_driver = maildir
+mail_path = ~/Maildir
+mail_fsync = always
+lmtp_add_received_header = no
+passdb passwd-file {{
+  passwd_file_path = {data}/etc/passwd
+}}
+userdb static {{
+  fields {{
+    uid = {mail_user}
+    gid = {mail_group}
+    home = {data}/mail/%{{user}}
+  }}
+}}
+service imap-login {{
+  inet_listener imap {{
+    listen = {HOST}
+    port = {imap_port}
+  }}
+  inet_listener imaps {{
+    port = 0
+  }}
+}}
+service lmtp {{
+  inet_listener lmtp {{
+    listen = {HOST}
+    port = {lmtp_port}
+  }}
+}}
+"""
+    else:
+        raise RigUnavailable(f"unsupported Dovecot version {version} (the rig knows 2.3 and 2.4)")
+    anvil = ["  chroot ="] if os.geteuid() != 0 else []
+    if version.startswith("2.3"):
+        # No growing delay for logins from 127.0.0.1 after a test's deliberate wrong password:
+        # the auth process finds no penalty socket under its usual name and keeps no penalties.
+        anvil.append("  unix_listener anvil-auth-penalty {\n    path = anvil-auth-penalty-off\n  }")
+    if anvil:
+        text += "service anvil {\n" + "\n".join(anvil) + "\n}\n"
+    if os.geteuid() == 0:
+        # Keep Dovecot's privilege separation; the auth process reads the passwd file as root.
+        text += "service auth {\n  user = root\n}\n"
+    else:
+        me, group = pwd.getpwuid(os.getuid()).pw_name, grp.getgrgid(os.getgid()).gr_name
+        text += (
+            f"default_internal_user = {me}\ndefault_internal_group = {group}\ndefault_login_user = {me}\n"
+            "service imap-login {\n  chroot =\n}\n"
+        )
+    return text
+
+
+def _distinct_free_ports(count: int) -> list[int]:
+    ports: list[int] = []
+    while len(ports) < count:
+        port = free_port()
+        if port not in ports:
+            ports.append(port)
+    return ports
+
+
+def _check_traversable(path: Path) -> None:
+    """Dovecot's mail processes run as nobody: every parent needs the x bit for others."""
+    for parent in path.parents:
+        if not parent.stat().st_mode & 0o001:
+            raise RigUnavailable(
+                f"{parent} is not traversable by other users, so Dovecot's mail processes (nobody) "
+                "cannot reach the mailboxes; point TMPDIR at a directory like the system temp dir"
+            )
+
+
+def _die_with_parent() -> None:
+    """In the child: ask Linux to stop Dovecot if the test process dies without cleaning up.
+
+    Linux ties this to the thread that started Dovecot, so call start_imap() from a thread that
+    lives as long as the rig (the main thread, as pytest fixtures do).
+    """
+    with contextlib.suppress(Exception):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def _stop_group(pgid: int) -> None:
+    """TERM, then KILL, whatever is left in the process group that Dovecot's master led."""
+    for sig, grace in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
+        deadline = time.monotonic() + grace
+        try:
+            os.killpg(pgid, sig)
+            while time.monotonic() < deadline:
+                time.sleep(0.02)
+                os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return
+
+
+def _banner(port: int, prefix: bytes) -> bool:
+    try:
+        with socket.create_connection((HOST, port), timeout=2) as sock:
+            return sock.recv(512).startswith(prefix)
+    except OSError:
+        return False
+
+
+def _folder_name(line: bytes | tuple) -> str | None:
+    if isinstance(line, tuple):  # a literal folder name
+        return line[1].decode("utf-7", "replace") if len(line) > 1 else None
+    text = line.decode("ascii", "replace")
+    name = text.rsplit(" ", 1)[-1] if not text.endswith('"') else text[text.rindex('"', 0, -1) + 1 : -1]
+    return name or None
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
