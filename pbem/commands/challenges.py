@@ -1,0 +1,201 @@
+"""Starting games: challenge, accept, decline, withdraw."""
+
+from __future__ import annotations
+
+import random
+import shlex
+
+import engine
+from pbem import games as G
+from pbem import players
+from pbem.clock import now
+from pbem.commands.args import require_id
+from pbem.commands.base import Command, CommandError, Context, register
+from pbem.models import Challenge, Player
+from pbem.present import challenge_view, game_view
+
+SERVICE_OPTIONS = ("variant", "colour")
+
+
+def _split_options(words: list[str]) -> tuple[list[str], dict[str, str]]:
+    plain, options = [], {}
+    for word in words:
+        if "=" in word:
+            key, _, value = word.partition("=")
+            key = key.strip().lower()
+            options["colour" if key == "color" else key] = value.strip()
+        else:
+            plain.append(word)
+    return plain, options
+
+
+def _choose_kind(name: str, variant: str | None) -> type[engine.Rules]:
+    cls = engine.lookup(name)
+    if variant is None:
+        return cls
+    chosen = engine.lookup(variant)
+    if chosen.family != cls.family:
+        same = [n for n in engine.names() if engine.lookup(n).family == cls.family]
+        raise CommandError(
+            f"{chosen.title} is not a variant of {cls.title}.",
+            f"The variants of {cls.title} are: {', '.join(same)}.",
+        )
+    return chosen
+
+
+def _colour(cls: type[engine.Rules], wish: str) -> str:
+    wish = wish.lower()
+    allowed = ("random", "first", "second", *cls.sides)
+    if wish not in allowed:
+        raise CommandError(
+            f'colour={wish[:20]} is not a colour in {cls.title}.', f"Write colour= one of: {', '.join(allowed)}."
+        )
+    return wish
+
+
+@register
+class ChallengeCommand(Command):
+    """Invite someone to a game, or post an open challenge that anyone may accept.
+
+    Write: challenge ataxx bob@example.org
+       or: challenge capturego bob@example.org size=13 target=5 colour=black
+       or: challenge ataxx variant=infection blocks=c3,e3,c5,e5   (open to anyone)
+    Options: variant= (ataxx, infection, assimilation; myriades, infinito), colour= (your
+    side, or first, second, random), and the game's own options, which "rules GAME" lists.
+    """
+
+    name = "challenge"
+    aliases = ("newgame",)
+    syntax = "challenge GAME [OPPONENT] [option=value ...]"
+    summary = "invite someone to a game, or anyone"
+
+    def run(self, ctx: Context, args: list[str], line: str) -> None:
+        try:
+            words = shlex.split(line)[1:]
+        except ValueError:
+            words = args
+        plain, options = _split_options(words)
+        if not plain:
+            raise CommandError("Please name the game.", "Write e.g. challenge ataxx bob@example.org.")
+        addresses = [w.strip("<>,;").lower() for w in plain[1:]]
+        if len(addresses) > 1 or (addresses and not players.is_address(addresses[0])):
+            raise CommandError(
+                f'I read "{" ".join(plain[1:])[:80]}" as the opponent, but it is not one email address.',
+                "Write e.g. challenge ataxx bob@example.org, or leave the address out for an open challenge.",
+            )
+        try:
+            cls = _choose_kind(plain[0], options.pop("variant", None))
+            colour = _colour(cls, options.pop("colour", "random"))
+            rules = cls(options)
+        except engine.EngineError as exc:
+            raise CommandError(str(exc), f"Write rules {plain[0][:20]} to see the options.") from None
+        opponent: Player | None = None
+        if addresses:
+            target = addresses[0]
+            if target == ctx.player.address:
+                raise CommandError("You cannot challenge yourself.", "Name another player's address.")
+            if target == ctx.service.settings.address.lower():
+                raise CommandError("I do not play myself; challenge a person.", "")
+            opponent = players.get_or_register(ctx.session, target, now())
+        challenge = Challenge(
+            kind=cls.name,
+            options=rules.options,
+            colour=colour,
+            challenger_id=ctx.player.id,
+            opponent_id=opponent.id if opponent else None,
+            created_at=now(),
+        )
+        ctx.session.add(challenge)
+        ctx.session.flush()
+        view = challenge_view(ctx.session, challenge)
+        ctx.reply("challenged.txt", challenge=view)
+        if opponent is not None:
+            ctx.notify("challenge_received.txt", opponent, challenge=view)
+
+
+def _challenge(ctx: Context, args: list[str], syntax: str) -> Challenge:
+    number = require_id(args, syntax)
+    challenge = ctx.session.get(Challenge, number)
+    if challenge is None:
+        raise CommandError(f"There is no challenge #{number}.", "Write open or games to see challenges.")
+    if challenge.status != "open":
+        raise CommandError(f"Challenge #{number} is no longer open (it was {challenge.status}).", "")
+    return challenge
+
+
+@register
+class Accept(Command):
+    """Say yes to a challenge: the game starts and both players get the board.
+
+    Write: accept 12     (the challenge's number, from its mail or from open)
+    """
+
+    name = "accept"
+    syntax = "accept ID"
+    summary = "say yes to a challenge; the game starts"
+
+    def run(self, ctx: Context, args: list[str], line: str) -> None:
+        challenge = _challenge(ctx, args, "accept 12")
+        if challenge.challenger_id == ctx.player.id:
+            raise CommandError(f"Challenge #{challenge.id} is your own.", f"Write withdraw {challenge.id} to take it back.")
+        if challenge.opponent_id not in (None, ctx.player.id):
+            raise CommandError(f"Challenge #{challenge.id} is addressed to someone else.", "Write open to see open ones.")
+        challenger = ctx.session.get(Player, challenge.challenger_id)
+        cls = engine.lookup(challenge.kind)
+        wish = challenge.colour
+        if wish == "random":
+            wish = random.SystemRandom().choice(("first", "second"))
+        challenger_first = wish == "first" or wish == cls.sides[0]
+        first = challenger if challenger_first else ctx.player
+        game = G.start(ctx.session, challenge, ctx.player, first, now())
+        ctx.game_hint = game.id
+        ctx.reply("accepted.txt", game=game_view(ctx.session, game, ctx.player), challenge_id=challenge.id)
+        ctx.notify(
+            "game_started.txt", challenger, game, game=game_view(ctx.session, game, challenger),
+            challenge_id=challenge.id,
+        )
+
+
+@register
+class Decline(Command):
+    """Say no to a challenge addressed to you.
+
+    Write: decline 12
+    """
+
+    name = "decline"
+    syntax = "decline ID"
+    summary = "say no to a challenge to you"
+
+    def run(self, ctx: Context, args: list[str], line: str) -> None:
+        challenge = _challenge(ctx, args, "decline 12")
+        if challenge.opponent_id != ctx.player.id:
+            raise CommandError(f"Challenge #{challenge.id} is not addressed to you.", "")
+        challenge.status = "declined"
+        ctx.session.add(challenge)
+        view = challenge_view(ctx.session, challenge)
+        ctx.reply("declined.txt", challenge=view)
+        ctx.notify("challenge_declined.txt", ctx.session.get(Player, challenge.challenger_id), challenge=view)
+
+
+@register
+class Withdraw(Command):
+    """Take back a challenge of yours that nobody has accepted yet.
+
+    Write: withdraw 12
+    """
+
+    name = "withdraw"
+    syntax = "withdraw ID"
+    summary = "take back a challenge of yours"
+
+    def run(self, ctx: Context, args: list[str], line: str) -> None:
+        challenge = _challenge(ctx, args, "withdraw 12")
+        if challenge.challenger_id != ctx.player.id:
+            raise CommandError(f"Challenge #{challenge.id} is not yours.", "")
+        challenge.status = "withdrawn"
+        ctx.session.add(challenge)
+        view = challenge_view(ctx.session, challenge)
+        ctx.reply("withdrawn.txt", challenge=view)
+        if challenge.opponent_id:
+            ctx.notify("challenge_withdrawn.txt", ctx.session.get(Player, challenge.opponent_id), challenge=view)

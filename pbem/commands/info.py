@@ -1,0 +1,154 @@
+"""Commands that only look: help, rules, games, open, board, history."""
+
+from __future__ import annotations
+
+from sqlmodel import or_, select
+
+import engine
+from pbem import games as G
+from pbem.commands import base
+from pbem.commands.args import split_game
+from pbem.commands.base import Command, CommandError, Context, register
+from pbem.models import Challenge
+from pbem.present import challenge_view, game_view
+
+
+@register
+class Help(Command):
+    """List the commands, or explain one of them.
+
+    Write: help            (all commands)
+       or: help challenge  (one command in detail)
+    """
+
+    name = "help"
+    aliases = ("?", "hilfe", "aide", "ayuda", "aiuto")
+    syntax = "help [COMMAND]"
+    summary = "this list, or the details of one command"
+
+    def run(self, ctx: Context, args: list[str], line: str) -> None:
+        if args:
+            command = base.find(args[0])
+            if command is None:
+                raise CommandError(f'There is no command "{args[0][:40]}".', "Write help for the list.")
+            ctx.reply("help_command.txt", command=command, help=command.help())
+            return
+        ctx.reply("help.txt", commands=base.commands(), games=_game_list())
+
+
+def _game_list() -> list[dict[str, str]]:
+    return [{"name": n, "title": engine.lookup(n).title} for n in engine.names()]
+
+
+@register
+class Rules(Command):
+    """Send the rules of a game and the options a challenge can set.
+
+    Write: rules ataxx    (or infection, assimilation, capturego, myriades, infinito)
+    """
+
+    name = "rules"
+    syntax = "rules GAME"
+    summary = "the rules of a game and its options"
+
+    def run(self, ctx: Context, args: list[str], line: str) -> None:
+        if len(args) != 1:
+            raise CommandError("Please name one game.", "Write e.g. rules ataxx.")
+        try:
+            cls = engine.lookup(args[0])
+        except engine.EngineError as exc:
+            raise CommandError(str(exc), "Write e.g. rules ataxx.") from None
+        rules = cls()
+        options = [{"name": o.name, "default": o.default, "help": o.help} for o in cls.option_specs]
+        ctx.reply(
+            "rules.txt",
+            game={"name": cls.name, "title": cls.title, "sides": cls.sides},
+            rules_text=f"rules/{cls.name}.txt",
+            options=options,
+            notation=rules.notation(),
+            example=rules.examples(rules.start())[0],
+        )
+
+
+@register
+class Games(Command):
+    """List your games in progress, with whose move it is, and your open challenges."""
+
+    name = "games"
+    aliases = ("mygames",)
+    syntax = "games"
+    summary = "your games in progress and whose move it is"
+
+    def run(self, ctx: Context, args: list[str], line: str) -> None:
+        views = [game_view(ctx.session, g, ctx.player) for g in G.active_games(ctx.session, ctx.player)]
+        pending = ctx.session.exec(
+            select(Challenge)
+            .where(Challenge.status == "open")
+            .where(or_(Challenge.challenger_id == ctx.player.id, Challenge.opponent_id == ctx.player.id))
+            .order_by(Challenge.id)
+        )
+        challenges = [challenge_view(ctx.session, c) for c in pending]
+        ctx.reply("games.txt", games=views, challenges=challenges, me=ctx.player.address)
+
+
+@register
+class Open(Command):
+    """List the open challenges that anyone may accept."""
+
+    name = "open"
+    syntax = "open"
+    summary = "the open challenges anyone may take"
+
+    def run(self, ctx: Context, args: list[str], line: str) -> None:
+        query = (
+            select(Challenge)
+            .where(Challenge.status == "open")
+            .where(Challenge.opponent_id.is_(None))
+            .order_by(Challenge.id)
+            .limit(50)
+        )
+        views = [challenge_view(ctx.session, c) for c in ctx.session.exec(query)]
+        ctx.reply("open.txt", challenges=views)
+
+
+@register
+class Board(Command):
+    """Send the current board of a game.
+
+    Write: board      (in a reply to a game's mail, or if you have one game)
+       or: board 42   (game #42)
+    """
+
+    name = "board"
+    syntax = "board [ID]"
+    summary = "the current board of a game"
+    takes_game = True
+
+    def run(self, ctx: Context, args: list[str], line: str) -> None:
+        game_id, _ = split_game(args)
+        game = G.find_game(ctx.session, ctx.player, game_id, ctx.game_hint)
+        ctx.reply("board.txt", game=game_view(ctx.session, game, ctx.player))
+
+
+@register
+class History(Command):
+    """Send the list of moves of a game.
+
+    Write: history      or: history 42
+    """
+
+    name = "history"
+    aliases = ("moves",)
+    syntax = "history [ID]"
+    summary = "the moves of a game so far"
+    takes_game = True
+
+    def run(self, ctx: Context, args: list[str], line: str) -> None:
+        game_id, _ = split_game(args)
+        game = G.find_game(ctx.session, ctx.player, game_id, ctx.game_hint)
+        p0, p1 = G.players(ctx.session, game)
+        moves = [
+            {"ply": m.ply, "by": (p0, p1)[m.side].name, "notation": m.notation, "at": m.created_at}
+            for m in G.moves(ctx.session, game)
+        ]
+        ctx.reply("history.txt", game=game_view(ctx.session, game, ctx.player), moves=moves)

@@ -1,0 +1,136 @@
+"""The daemon: runners that each do one step, until a signal stops them.
+
+- the inbound runner reads the mailbox, hands each message to the service (one
+  transaction each), and only then marks it done in the mailbox;
+- the outbox runner delivers what the transactions queued, with retries.
+In the sandbox, an SMTP listener on 127.0.0.1 takes the place of the mail servers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from dataclasses import replace
+from pathlib import Path
+
+from sqlalchemy import Engine
+
+from pbem import outbox
+from pbem.config import Settings
+from pbem.db import make_engine, migrate
+from pbem.mail.imap import ImapSource, MailboxUnavailable
+from pbem.mail.sandbox import MaildirSource, SandboxServer
+from pbem.mail.smtp import SmtpSettings
+from pbem.mail.source import MailSource
+from pbem.service import Service
+
+log = logging.getLogger(__name__)
+
+MAX_TRIES = 3  # a message that makes processing fail this often is set aside
+
+
+def sandbox_root(settings: Settings) -> Path:
+    """Where the sandbox keeps one Maildir per address."""
+    return settings.home / "sandbox"
+
+
+class Daemon:
+    """Owns the mailbox, the database and the runners; `run` until `stop` is set."""
+
+    def __init__(self, settings: Settings, engine: Engine | None = None, source: MailSource | None = None):
+        self.sandbox: SandboxServer | None = None
+        if settings.sandbox:
+            self.sandbox = SandboxServer(sandbox_root(settings), port=settings.sandbox_port)
+            self.sandbox.start()
+            smtp = SmtpSettings(host="127.0.0.1", port=self.sandbox.port, security="none")
+            settings = replace(settings, smtp=smtp)
+            source = source or MaildirSource(sandbox_root(settings), settings.address)
+        self.settings = settings
+        self.engine = engine or make_engine(settings.db_url)
+        migrate(self.engine)
+        self.source = source or ImapSource(settings.imap)
+        self.service = Service(settings, self.engine)
+        self.stop = asyncio.Event()
+        self.outbox_wake = asyncio.Event()
+        self._failures: dict[str, int] = {}
+
+    async def run(self) -> None:
+        loop = self._loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, self.stop.set)
+        log.info("pbem serving %s (%s)", self.settings.address, "sandbox" if self.sandbox else "IMAP")
+        try:
+            await asyncio.gather(self._inbound(), self._outbox())
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        self.source.close()
+        if self.sandbox is not None:
+            self.sandbox.stop()
+            self.sandbox = None
+
+    async def _inbound(self) -> None:
+        while not self.stop.is_set():
+            try:
+                mails = await asyncio.to_thread(self.source.fetch, 50)
+            except MailboxUnavailable as exc:
+                log.warning("mailbox unavailable: %s", exc)
+                await self._sleep(1.0)
+                continue
+            for mail in mails:
+                if self.stop.is_set():
+                    return
+                await asyncio.to_thread(self.process, mail.key, mail.data)
+            if not mails:
+                await asyncio.to_thread(self.source.wait, 5.0)
+
+    def process(self, key: str, data: bytes) -> None:
+        """Handle one message, then mark it done; a message that keeps failing is set aside."""
+        try:
+            result = self.service.handle(data)
+        except Exception:
+            tries = self._failures[key] = self._failures.get(key, 0) + 1
+            log.exception("message %s failed (try %d of %d)", key, tries, MAX_TRIES)
+            if tries < MAX_TRIES:
+                return
+            self.service.set_aside(data, "processing failed")
+            result = None
+        self._failures.pop(key, None)
+        try:
+            self.source.done(key)
+        except MailboxUnavailable as exc:  # read again later; the store drops the repeat
+            log.warning("could not mark %s done: %s", key, exc)
+        if result is not None:
+            log.info("message %s: %s", result.message_id, result.status)
+        self._loop.call_soon_threadsafe(self.outbox_wake.set)
+
+    async def _outbox(self) -> None:
+        while not self.stop.is_set():
+            try:
+                await outbox.deliver_due(self.engine, self.settings)
+            except Exception:
+                log.exception("outbox round failed")
+            self.outbox_wake.clear()
+            await self._sleep(self.settings.outbox_interval, self.outbox_wake)
+
+    async def _sleep(self, seconds: float, wake: asyncio.Event | None = None) -> None:
+        waiters = [asyncio.ensure_future(self.stop.wait())]
+        if wake is not None:
+            waiters.append(asyncio.ensure_future(wake.wait()))
+        _, pending = await asyncio.wait(waiters, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+        for task in pending:
+            task.cancel()
+
+
+def serve(settings: Settings) -> None:
+    """Run the daemon in the foreground until SIGTERM or SIGINT."""
+
+    async def main() -> None:
+        daemon = Daemon(settings)
+        await daemon.run()
+
+    asyncio.run(main())

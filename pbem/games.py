@@ -1,0 +1,171 @@
+"""Game records: starting, playing and ending games through the engine.
+
+The one place that turns stored rows into engine positions and back. Email commands and
+the admin CLI both change games only through these functions, so the stored state is
+always the engine's position after the stored moves.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from functools import lru_cache
+from typing import Any
+
+from sqlmodel import Session, or_, select
+
+import engine
+from pbem.commands.base import CommandError
+from pbem.models import Challenge, Game, Move, Player
+
+RESULTS = {0: "1-0", 1: "0-1", None: "1/2-1/2"}
+
+
+@lru_cache(maxsize=256)
+def _rules(kind: str, options_json: str) -> engine.Rules:
+    return engine.create(kind, json.loads(options_json))
+
+
+def rules_of(game: Game | Challenge) -> engine.Rules:
+    """The engine bound to this game's options (cached: options never change)."""
+    return _rules(game.kind, json.dumps(game.options, sort_keys=True))
+
+
+def position(game: Game) -> Any:
+    return rules_of(game).load(game.state)
+
+
+def players(session: Session, game: Game) -> tuple[Player, Player]:
+    return session.get(Player, game.player0_id), session.get(Player, game.player1_id)
+
+
+def opponent(session: Session, game: Game, player: Player) -> Player:
+    side = game.side_of(player.id)
+    return session.get(Player, game.player_id(1 - side))
+
+
+def active_games(session: Session, player: Player) -> list[Game]:
+    query = (
+        select(Game)
+        .where(Game.status == "active")
+        .where(or_(Game.player0_id == player.id, Game.player1_id == player.id))
+        .order_by(Game.id)
+    )
+    return list(session.exec(query))
+
+
+def find_game(session: Session, player: Player, game_id: int | None, hint: int | None) -> Game:
+    """The game a command means: named, else the one the mail replies to, else the only one."""
+    for candidate, named in ((game_id, True), (hint, False)):
+        if candidate is None:
+            continue
+        game = session.get(Game, candidate)
+        if game is not None and game.side_of(player.id) is not None:
+            return game
+        if named:
+            raise CommandError(f"You are not playing a game #{candidate}.", "Write games to see yours.")
+    games = active_games(session, player)
+    if len(games) == 1:
+        return games[0]
+    if not games:
+        raise CommandError("You have no game in progress.", "Write open to see open challenges, or help.")
+    ids = ", ".join(f"#{g.id}" for g in games)
+    raise CommandError(
+        f"You have {len(games)} games in progress ({ids}) and I cannot tell which one you mean.",
+        f"Name the game, e.g. board {games[0].id}, or reply to that game's mail.",
+    )
+
+
+def start(session: Session, challenge: Challenge, acceptor: Player, first: Player, now: datetime) -> Game:
+    """A new game from an accepted challenge; `first` takes the side that moves first."""
+    rules = rules_of(challenge)
+    second_id = acceptor.id if first.id == challenge.challenger_id else challenge.challenger_id
+    game = Game(
+        kind=challenge.kind,
+        options=challenge.options,
+        player0_id=first.id,
+        player1_id=second_id,
+        state=rules.dump(rules.start()),
+        created_at=now,
+        updated_at=now,
+    )
+    session.add(game)
+    session.flush()
+    challenge.status = "accepted"
+    challenge.game_id = game.id
+    session.add(challenge)
+    return game
+
+
+def require_turn(game: Game, player: Player) -> int:
+    """The player's side, if the game is on and it is their move; else a clear error."""
+    if game.status != "active":
+        raise CommandError(f"Game #{game.id} is over ({game.result}, {game.reason}).", game=game)
+    side = game.side_of(player.id)
+    if side != game.turn:
+        raise CommandError(f"It is not your move in game #{game.id}; your opponent is on move.", game=game)
+    return side
+
+
+def play(
+    session: Session, game: Game, player: Player, text: str, message_id: str | None, now: datetime
+) -> Move:
+    """Play `text` for `player`; raises CommandError (with the engine's reason) if illegal."""
+    side = require_turn(game, player)
+    rules = rules_of(game)
+    before = rules.load(game.state)
+    try:
+        move = rules.parse(before, text)
+    except engine.IllegalMove as exc:
+        raise CommandError(exc.message, exc.hint, game=game) from None
+    after = rules.apply(before, move)
+    record = Move(
+        game_id=game.id,
+        ply=game.ply + 1,
+        side=side,
+        player_id=player.id,
+        notation=rules.format(before, move),
+        raw=text[:400],
+        message_id=message_id,
+        created_at=now,
+    )
+    session.add(record)
+    game.state = rules.dump(after)
+    game.ply = rules.ply(after)
+    game.turn = rules.turn(after)
+    game.draw_offer = None
+    touch(game, now)
+    outcome = rules.outcome(after)
+    if outcome.over:
+        finish(game, outcome.winner, outcome.reason, now)
+    session.add(game)
+    return record
+
+
+def finish(game: Game, winner: int | None, reason: str, now: datetime) -> None:
+    """End a game: by the rules, resignation, agreement or adjudication."""
+    game.status = "finished"
+    game.winner = winner
+    game.result = RESULTS[winner]
+    game.reason = reason[:200]
+    game.draw_offer = None
+    touch(game, now)
+
+
+def touch(game: Game, now: datetime) -> None:
+    """Every change makes older boards outdated."""
+    game.version += 1
+    game.updated_at = now
+
+
+def moves(session: Session, game: Game) -> list[Move]:
+    return list(session.exec(select(Move).where(Move.game_id == game.id).order_by(Move.ply)))
+
+
+def replay(game: Game, notations: list[str]) -> Any:
+    """The position after replaying canonical moves from the start: a check on `state`."""
+    rules = rules_of(game)
+    pos = rules.start()
+    for text in notations:
+        pos, _ = rules.play(pos, text)
+    return pos

@@ -1,0 +1,116 @@
+"""The records: players, challenges, games, moves, inbound messages and the outbox.
+
+Every change of schema goes through a migration in `pbem/migrations/` (games last months).
+Times are timezone-aware UTC datetimes (sqlmodel stores them as UTC).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, Column, LargeBinary, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+class Player(SQLModel, table=True):
+    """Whoever writes from an address; the first mail registers them."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    address: str = Field(unique=True, index=True, max_length=320)
+    name: str = Field(max_length=80)
+    secret: str = Field(max_length=32)  # proves a reply came from someone who got our mail
+    created_at: datetime
+
+
+class Challenge(SQLModel, table=True):
+    """An invitation to a game: to one opponent, or open to anyone when opponent_id is None."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    kind: str = Field(max_length=40)  # the engine registry name
+    options: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    colour: str = Field(default="random", max_length=20)  # the challenger's wish
+    challenger_id: int = Field(foreign_key="player.id", index=True)
+    opponent_id: int | None = Field(default=None, foreign_key="player.id", index=True)
+    status: str = Field(default="open", max_length=20, index=True)  # open accepted declined withdrawn
+    game_id: int | None = Field(default=None, foreign_key="game.id")
+    created_at: datetime
+
+
+class Game(SQLModel, table=True):
+    """A game in progress or finished; `state` is the engine's dump of the current position."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    kind: str = Field(max_length=40)
+    options: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    player0_id: int = Field(foreign_key="player.id", index=True)  # the side that moves first
+    player1_id: int = Field(foreign_key="player.id", index=True)
+    state: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    status: str = Field(default="active", max_length=20, index=True)  # active finished cancelled
+    turn: int = 0  # side to move
+    ply: int = 0
+    version: int = 0  # bumped by every change; a reply must have seen the current one
+    draw_offer: int | None = None  # side that offers a draw
+    winner: int | None = None  # side, None for a draw or an unfinished game
+    result: str | None = Field(default=None, max_length=10)  # "1-0", "0-1", "1/2-1/2"
+    reason: str | None = Field(default=None, max_length=200)
+    created_at: datetime
+    updated_at: datetime
+
+    def player_id(self, side: int) -> int:
+        return self.player1_id if side else self.player0_id
+
+    def side_of(self, player_id: int) -> int | None:
+        if player_id == self.player0_id:
+            return 0
+        if player_id == self.player1_id:
+            return 1
+        return None
+
+
+class Move(SQLModel, table=True):
+    """One ply as played: canonical notation to replay, the raw text as the player wrote it."""
+
+    __table_args__ = (UniqueConstraint("game_id", "ply"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    ply: int  # 1 for the first move
+    side: int
+    player_id: int = Field(foreign_key="player.id")
+    notation: str = Field(max_length=400)
+    raw: str = Field(max_length=400)
+    message_id: str | None = Field(default=None, max_length=400)
+    created_at: datetime
+
+
+class InboundMessage(SQLModel, table=True):
+    """Every message read; its unique message_id is what makes processing exactly-once."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    message_id: str = Field(unique=True, max_length=400)
+    digest: str = Field(max_length=64)
+    sender: str = Field(max_length=320, index=True)
+    subject: str = Field(default="", max_length=400)
+    status: str = Field(max_length=20)  # processed, robot (no reply), ...
+    note: str = Field(default="", max_length=400)
+    game_id: int | None = Field(default=None, foreign_key="game.id", index=True)
+    received_at: datetime
+
+
+class Outbox(SQLModel, table=True):
+    """A mail to deliver, one recipient per row; the sender loop retries it until it is sent."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    message_id: str = Field(unique=True, max_length=400)
+    recipient: str = Field(max_length=320, index=True)
+    kind: str = Field(max_length=40)  # the template that made it
+    game_id: int | None = Field(default=None, foreign_key="game.id", index=True)
+    player_id: int | None = Field(default=None, foreign_key="player.id")
+    data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    status: str = Field(default="pending", max_length=20, index=True)  # pending sent failed
+    attempts: int = 0
+    next_attempt_at: datetime
+    last_error: str | None = Field(default=None, max_length=400)
+    created_at: datetime
+    sent_at: datetime | None = None

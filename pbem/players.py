@@ -1,0 +1,42 @@
+"""Players: whoever writes from an address is one; the first mail registers them."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from datetime import datetime
+
+from sqlmodel import Session, select
+
+from pbem.models import Player
+
+_ADDRESS = re.compile(r"^[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+$")
+
+
+def is_address(text: str) -> bool:
+    return bool(_ADDRESS.match(text))
+
+
+def default_name(address: str, display: str = "") -> str:
+    """A readable name: the display name if sane, else the address's local part."""
+    name = " ".join(display.split())[:40]
+    if name and "@" not in name:
+        return name
+    local = address.split("@", 1)[0].split("+", 1)[0]
+    return local[:40] or "player"
+
+
+def get_or_register(session: Session, address: str, now: datetime, display: str = "") -> Player:
+    """The player writing from `address`, created with a fresh secret on first contact."""
+    address = address.strip().lower()
+    player = session.exec(select(Player).where(Player.address == address)).first()
+    if player is None:
+        player = Player(
+            address=address,
+            name=default_name(address, display),
+            secret=secrets.token_hex(8),
+            created_at=now,
+        )
+        session.add(player)
+        session.flush()
+    return player

@@ -1,0 +1,77 @@
+"""Rendering the mails: the code passes data, the templates in `templates/` choose the words.
+
+A template starts with `{% set subject %}...{% endset %}`; the rest is the body.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from pbem.mail.reply import MARKER
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+WIDTH = 72  # every line of every mail fits a narrow client without reflowing
+
+
+@dataclass(frozen=True)
+class Rendered:
+    subject: str
+    body: str
+
+
+def _wrap(line: str, guard: Callable[[str], bool], width: int = WIDTH) -> list[str]:
+    """Prose lines wrapped to `width`, keeping indents; boards are narrower and pass untouched.
+
+    A wrapped line must not start like a command (`guard`), or a client that quotes without
+    `>` would make us read our own words back: try a little narrower until none does."""
+    if len(line) <= width:
+        return [line]
+    indent = line[: len(line) - len(line.lstrip())]
+    for narrower in range(width, width - 16, -1):
+        lines = textwrap.wrap(line, narrower, subsequent_indent=indent, break_long_words=False) or [line]
+        if not any(guard(part.strip()) for part in lines[1:]):
+            break
+    return lines
+
+
+class Templates:
+    """The Jinja2 environment over `templates/`, strict about missing variables."""
+
+    def __init__(self, root: Path = TEMPLATES, guard: Callable[[str], bool] = lambda line: False) -> None:
+        self.root = root
+        self.guard = guard
+        self.env = Environment(
+            loader=FileSystemLoader(str(root)),
+            undefined=StrictUndefined,
+            keep_trailing_newline=True,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            autoescape=False,
+        )
+        self.env.globals["marker"] = MARKER
+
+    def names(self) -> list[str]:
+        """Every template the server can send (partials start with `_`)."""
+        return sorted(
+            str(p.relative_to(self.root)) for p in self.root.rglob("*.txt") if not p.name.startswith("_")
+        )
+
+    def exists(self, name: str) -> bool:
+        return (self.root / name).is_file()
+
+    def render(self, name: str, **context: Any) -> Rendered:
+        module = self.env.get_template(name).make_module(context)
+        subject = " ".join(str(getattr(module, "subject", "")).split())
+        body = str(module).strip("\n")
+        lines = [wrapped for line in body.splitlines() for wrapped in _wrap(line.rstrip(), self.guard)]
+        collapsed: list[str] = []
+        for line in lines:  # templates may leave runs of blank lines where blocks are empty
+            if line or (collapsed and collapsed[-1]):
+                collapsed.append(line)
+        return Rendered(subject=subject, body="\n".join(collapsed).strip("\n") + "\n")

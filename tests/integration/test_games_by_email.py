@@ -1,0 +1,144 @@
+"""Two players play every game to its end by real email: Dovecot IMAP, SMTP, the daemon.
+
+Each player is a small bot with a mailbox on the rig. It reads the server's mails over
+IMAP, follows each game from the moves those mails report, answers with a top-posted reply
+(quoting the board, as Gmail does) to the game's Reply-To address, and at the end compares
+the final board and result in the mails with its own engine's.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import smtplib
+import time
+
+import pytest
+from sqlmodel import Session, select
+
+import engine
+from pbem import games as G
+from pbem.db import make_engine
+from pbem.models import Game, Move
+from tests.integration.daemon import DaemonProcess
+from tests.service.mailer import compose, parse, reply_to
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+# (kind, challenge options): all six games, sized so that they end in a few minutes.
+GAMES = [
+    ("ataxx", "blocks=c3,e3,c5,e5"),
+    ("infection", ""),
+    ("assimilation", "blocks=d4"),
+    ("capturego", "size=7 target=3"),
+    ("myriades", ""),
+    ("infinito", "size=10"),
+]
+SUBJECT = re.compile(r"\[pbem #(\d+)\]")
+LAST = re.compile(r"The last move was (.+?) by \S+\.")
+PLAYED = re.compile(r"^(.+?) played (.+?)\. Your move", re.MULTILINE)
+
+
+def _greedy_ataxx(rules, pos, rng):
+    """Prefer moves that gain the most pieces, so that games end soon."""
+    side = rules.turn(pos)
+
+    def gain(move):
+        return rules.outcome(rules.apply(pos, move)).scores[side] + rng.random()
+
+    return max(rules.legal_moves(pos), key=gain)
+
+
+class Bot:
+    def __init__(self, rig, user: str, rules: dict[int, engine.Rules], seed: int) -> None:
+        self.rig, self.user, self.rules = rig, user, rules
+        self.address = rig.address(user)
+        self.rng = random.Random(seed)
+        self.positions = {gid: r.start() for gid, r in rules.items()}
+        self.read = 0
+        self.over: dict[int, str] = {}
+
+    def send(self, raw: bytes) -> None:
+        with smtplib.SMTP("127.0.0.1", self.rig.smtp_port, timeout=10) as smtp:
+            smtp.sendmail(self.address, [parse(raw)["To"]], raw)
+
+    def step(self) -> int:
+        """Answer every new mail; returns how many were read."""
+        mails = self.rig.messages(self.user)[self.read :]
+        for raw in mails:
+            self.read += 1
+            mail = parse(raw)
+            subject, body = mail["Subject"], mail.get_content().replace("\r\n", "\n")
+            match = SUBJECT.search(subject)
+            if not match:
+                continue
+            gid = int(match.group(1))
+            rules = self.rules[gid]
+            if "game over" in subject:
+                self.over[gid] = body
+                last = LAST.search(" ".join(body.split()))
+                if last and not rules.outcome(self.positions[gid]).over:  # the opponent's final move
+                    self.positions[gid], _ = rules.play(self.positions[gid], last.group(1))
+                continue
+            if "your move" not in subject:
+                continue
+            played = PLAYED.search(body)
+            if played:
+                self.positions[gid], _ = rules.play(self.positions[gid], played.group(2))
+            pos = self.positions[gid]
+            if rules.family == "ataxx" and rules.legal_moves(pos) != ["pass"]:
+                move = _greedy_ataxx(rules, pos, self.rng)
+            else:
+                move = rules.sample(pos, self.rng.choice)
+            text = rules.format(pos, move)
+            self.positions[gid] = rules.apply(pos, move)
+            self.send(reply_to(self.address, mail, text))
+        return len(mails)
+
+
+def test_two_players_finish_every_game_by_email(mailrig, tmp_path) -> None:
+    daemon = DaemonProcess(mailrig, tmp_path / "pbem")
+    daemon.start()
+    try:
+        alice_addr, bob_addr = mailrig.address("alice"), mailrig.address("bob")
+        rules = {i + 1: engine.create(kind, dict(o.split("=") for o in opts.split())) for i, (kind, opts) in
+                 enumerate(GAMES)}
+        body = "\n".join(f"challenge {kind} {bob_addr} colour=first {opts}" for kind, opts in GAMES)
+        with smtplib.SMTP("127.0.0.1", mailrig.smtp_port, timeout=10) as smtp:
+            smtp.sendmail(alice_addr, [mailrig.address("game")], compose(alice_addr, body, subject="new games"))
+        invites = mailrig.wait_for("bob", len(GAMES), timeout=30)
+        assert all("challenges you" in parse(m)["Subject"] for m in invites)
+        acceptance = "\n".join(f"accept {i}" for i in range(1, len(GAMES) + 1))
+        with smtplib.SMTP("127.0.0.1", mailrig.smtp_port, timeout=10) as smtp:
+            smtp.sendmail(bob_addr, [mailrig.address("game")], compose(bob_addr, acceptance))
+        alice = Bot(mailrig, "alice", rules, seed=1)
+        bob = Bot(mailrig, "bob", rules, seed=2)
+        bob.read = len(invites)
+        deadline = time.monotonic() + 420
+        while len(alice.over) < len(GAMES) or len(bob.over) < len(GAMES):
+            assert time.monotonic() < deadline, f"games unfinished: {sorted(alice.over)}\n{daemon.log_tail()}"
+            if not (alice.step() + bob.step()):
+                time.sleep(0.05)
+    finally:
+        assert daemon.stop() == 0, daemon.log_tail()
+
+    db = make_engine(daemon.database)
+    with Session(db) as session:
+        for gid, r in rules.items():
+            game = session.get(Game, gid)
+            assert game.status == "finished", gid
+            notations = [m.notation for m in session.exec(select(Move).where(Move.game_id == gid).order_by(Move.ply))]
+            final = G.replay(game, notations)
+            assert r.load(game.state) == final, f"game {gid}: stored state differs from the replay"
+            assert alice.positions[gid] == final and bob.positions[gid] == final
+            outcome = r.outcome(final)
+            assert outcome.over
+            names = ("alice", "bob")
+            board = r.render(final, names=names)
+            for who in (alice, bob):
+                text = who.over[gid]
+                assert board in text, f"game {gid}: the final board in {who.user}'s mail is not the engine's"
+                flat = " ".join(text.split())
+                expected = f"{names[outcome.winner]} wins" if outcome.winner is not None else "a draw"
+                assert expected in flat and " ".join(outcome.reason.split()) in flat
+    db.dispose()

@@ -1,0 +1,48 @@
+"""A real SQLite file and the service over it, with an outbox the tests read."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from sqlmodel import Session, select
+
+from pbem.config import Settings
+from pbem.db import make_engine, migrate
+from pbem.models import Outbox
+from pbem.service import Service
+from tests.service.mailer import GAME, parse
+
+
+class Server:
+    """The service with helpers to send a mail and read what each player received."""
+
+    def __init__(self, service: Service) -> None:
+        self.service = service
+        self.engine = service.engine
+
+    def send(self, raw: bytes) -> str:
+        return self.service.handle(raw).status
+
+    def mails(self, address: str) -> list:
+        with Session(self.engine) as session:
+            rows = session.exec(select(Outbox).where(Outbox.recipient == address).order_by(Outbox.id)).all()
+            return [parse(row.data) for row in rows]
+
+    def last(self, address: str):
+        mails = self.mails(address)
+        assert mails, f"no mail to {address}"
+        return mails[-1]
+
+    def count(self) -> int:
+        with Session(self.engine) as session:
+            return len(session.exec(select(Outbox.id)).all())
+
+
+@pytest.fixture
+def server(tmp_path) -> Server:
+    settings = replace(Settings(), address=GAME, home=tmp_path)
+    engine = make_engine(settings.db_url)
+    migrate(engine)
+    yield Server(Service(settings, engine))
+    engine.dispose()

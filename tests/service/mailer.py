@@ -1,0 +1,37 @@
+"""Test helpers that write mails as players' clients do, and read the server's outbox."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+from email.message import EmailMessage
+from email.utils import make_msgid
+
+GAME = "pbem@games.test"
+
+
+def compose(sender: str, body: str, subject: str = "", **headers: str) -> bytes:
+    msg = EmailMessage()
+    msg["From"] = sender
+    msg["To"] = headers.pop("to", GAME)
+    msg["Subject"] = subject
+    msg["Message-ID"] = make_msgid(domain="client.test")
+    for key, value in headers.items():
+        msg[key.replace("_", "-")] = value
+    msg.set_content(body)
+    return msg.as_bytes(policy=email.policy.SMTP)  # CRLF, as clients put it on the wire
+
+
+def parse(raw: bytes) -> email.message.EmailMessage:
+    return email.message_from_bytes(raw, policy=email.policy.default)
+
+
+def reply_to(sender: str, mail: email.message.EmailMessage, body: str) -> bytes:
+    """A top-posted reply to `mail`, quoting it below as Gmail does."""
+    quoted = "\n".join("> " + line for line in mail.get_content().splitlines())
+    text = f"{body}\n\nOn Mon, 30 Nov 2026 at 10:00, pbem <{GAME}> wrote:\n{quoted}\n"
+    refs = f"{mail.get('References', '')} {mail['Message-ID']}".strip()
+    return compose(
+        sender, text, subject=f"Re: {mail['Subject']}", to=mail["Reply-To"], In_Reply_To=mail["Message-ID"],
+        References=refs,
+    )

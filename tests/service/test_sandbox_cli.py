@@ -1,0 +1,74 @@
+"""The README's first steps: `pbem serve` with no mail servers, played through `pbem sandbox`."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from pbem.cli import main
+
+ALICE, BOB = "alice@example.org", "bob@example.org"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def sandbox(tmp_path):
+    port = _free_port()
+    config = tmp_path / "pbem.toml"
+    config.write_text(f'[server]\nhome = "{tmp_path / "home"}"\nsandbox_port = {port}\n', encoding="utf-8")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pbem.cli", "-c", str(config), "serve"],
+        stdout=subprocess.DEVNULL,
+        stderr=open(tmp_path / "serve.log", "wb"),  # noqa: SIM115
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            break
+        except OSError:
+            assert proc.poll() is None, (tmp_path / "serve.log").read_text()
+            time.sleep(0.1)
+    runner = CliRunner()
+
+    def pbem(*args: str) -> str:
+        result = runner.invoke(main, ["-c", str(config), *args], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return " ".join(result.output.split())  # prose is wrapped at 72 columns
+
+    yield pbem
+    proc.send_signal(signal.SIGTERM)
+    try:
+        assert proc.wait(timeout=20) == 0
+    finally:
+        proc.kill()
+
+
+def test_a_capture_go_game_in_the_sandbox(sandbox) -> None:
+    out = sandbox("sandbox", "send", "--from", ALICE, "--name", "Alice",
+                  "challenge capturego bob@example.org size=5 colour=black")
+    assert "Challenge #1" in out
+    assert "accept 1" in sandbox("sandbox", "inbox", BOB)
+    out = sandbox("sandbox", "send", "--from", BOB, "--name", "Bob", "--reply", "accept 1")
+    assert "You play white" in out
+    moves = [(ALICE, "c3"), (BOB, "a1"), (ALICE, "a2"), (BOB, "e5"), (ALICE, "b1")]
+    for player, move in moves:
+        out = sandbox("sandbox", "send", "--from", player, "--reply", move)
+        assert f"You played {move}" in out
+    assert "game over, 1-0" in out
+    assert "Black reached 1 capture" in out or "1 capture" in out
+    to_bob = sandbox("sandbox", "inbox", BOB)
+    assert "Game #1 is over" in to_bob and "Result: 1-0, Alice wins." in to_bob
