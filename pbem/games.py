@@ -137,19 +137,22 @@ def play(
     touch(game, now)
     outcome = rules.outcome(after)
     if outcome.over:
-        finish(game, outcome.winner, outcome.reason, now)
+        finish(session, game, outcome.winner, outcome.reason, now)
     session.add(game)
     return record
 
 
-def finish(game: Game, winner: int | None, reason: str, now: datetime) -> None:
-    """End a game: by the rules, resignation, agreement or adjudication."""
+def finish(session: Session, game: Game, winner: int | None, reason: str, now: datetime) -> None:
+    """End a game: by the rules, resignation, agreement, time or adjudication.
+
+    Every ending goes through here, so whatever must follow an ending happens once."""
     game.status = "finished"
     game.winner = winner
     game.result = RESULTS[winner]
     game.reason = reason[:200]
     game.draw_offer = None
     touch(game, now)
+    session.add(game)
 
 
 def touch(game: Game, now: datetime) -> None:

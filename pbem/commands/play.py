@@ -91,7 +91,7 @@ class Resign(Command):
     def run(self, ctx: Context, args: list[str], line: str) -> None:
         game = _my_game(ctx, args)
         side = game.side_of(ctx.player.id)
-        G.finish(game, 1 - side, f"{ctx.player.name} resigned", now())
+        G.finish(ctx.session, game, 1 - side, f"{ctx.player.name} resigned", now())
         ctx.session.add(game)
         _end(ctx, game)
 
@@ -113,7 +113,7 @@ class Draw(Command):
         game = _my_game(ctx, args)
         side = game.side_of(ctx.player.id)
         if game.draw_offer == 1 - side:
-            G.finish(game, None, "draw agreed", now())
+            G.finish(ctx.session, game, None, "draw agreed", now())
             ctx.session.add(game)
             _end(ctx, game)
             return
