@@ -1,0 +1,129 @@
+"""Property-based fuzzing of everything that reads outside input: no exception escapes.
+
+Each game's move parser gets `PBEM_FUZZ_MOVES` inputs (default 1,500), the inbound parser
+`PBEM_FUZZ_PARSER` (default 2,000) and the whole service (reader, commands, store)
+`PBEM_FUZZ_SERVICE` (default 1,000), to keep the suite fast; set all three to 10000 for
+the full run. Each mail ends in one reply or, for robots, silence, and never changes a game.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sqlmodel import Session, func, select
+
+import engine
+from pbem.config import Settings
+from pbem.db import make_engine, migrate
+from pbem.mail.inbound import parse_message
+from pbem.models import Game, InboundMessage, Move, Outbox
+from pbem.service import Service
+from tests.service.mailer import GAME
+
+PARSER_EXAMPLES = int(os.environ.get("PBEM_FUZZ_PARSER", "2000"))
+MOVE_EXAMPLES = int(os.environ.get("PBEM_FUZZ_MOVES", "1500"))
+FAST = settings(max_examples=MOVE_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+SERVICE_EXAMPLES = int(os.environ.get("PBEM_FUZZ_SERVICE", "1000"))
+
+CHARSETS = ["utf-8", "us-ascii", "iso-8859-1", "windows-1252", "koi8-r", "shift_jis", "bogus-42", ""]
+WORDS = ["help", "move", "pass", "resign", "draw", "accept", "challenge", "ataxx", "c4", "a1-c3", "17@d4",
+         "#1", "1", "board", "0000", ">", "--", "=?utf-8?b?w6k=?=", "\u00e9", "\x00", "\r", "\t"]
+text = st.one_of(st.text(max_size=200), st.lists(st.sampled_from(WORDS), max_size=12).map(" ".join))
+header_name = st.sampled_from(["From", "To", "Subject", "Message-ID", "In-Reply-To", "References", "Content-Type",
+                               "Content-Transfer-Encoding", "Auto-Submitted", "Precedence", "Return-Path",
+                               "X-PBEM-Loop", "List-Id", "Content-Disposition", "Authentication-Results"])
+
+
+@st.composite
+def mime(draw, depth: int = 0) -> bytes:
+    """Mail-shaped bytes: real and broken headers, charsets, encodings, nested multiparts."""
+    lines = [f"From: {draw(st.sampled_from(['alice@example.org', 'Bob <bob@example.org>', '', '<>', 'x', 'a@b@c']))}"]
+    for _ in range(draw(st.integers(0, 6))):
+        value = draw(text)
+        if draw(st.booleans()):
+            value = value * draw(st.integers(1, 50))  # huge headers
+        lines.append(f"{draw(header_name)}: {value}")
+    kind = draw(st.sampled_from(["text/plain", "text/html", "multipart/mixed", "multipart/alternative",
+                                 "application/octet-stream", "message/rfc822", "garbage"]))
+    charset = draw(st.sampled_from(CHARSETS))
+    encoding = draw(st.sampled_from(["7bit", "8bit", "base64", "quoted-printable", "x-unknown"]))
+    if kind.startswith("multipart") and depth < 3:
+        boundary = draw(st.sampled_from(["b", "", "b b", "--"]))
+        lines.append(f'Content-Type: {kind}; boundary="{boundary}"')
+        head = "\r\n".join(lines).encode("utf-8", "surrogateescape") + b"\r\n\r\n"
+        parts = [draw(mime(depth + 1)) for _ in range(draw(st.integers(0, 3)))]
+        body = b"".join(b"--" + boundary.encode() + b"\r\n" + p + b"\r\n" for p in parts)
+        if draw(st.booleans()):
+            body += b"--" + boundary.encode() + b"--\r\n"
+        return head + body
+    lines.append(f"Content-Type: {kind}; charset={charset}")
+    lines.append(f"Content-Transfer-Encoding: {encoding}")
+    head = "\r\n".join(lines).encode("utf-8", "surrogateescape") + b"\r\n\r\n"
+    body = draw(st.one_of(st.binary(max_size=300), text.map(lambda t: t.encode("utf-8", "surrogatepass"))))
+    return head + body
+
+
+inputs = st.one_of(st.binary(max_size=600), mime())
+
+
+@settings(FAST, max_examples=PARSER_EXAMPLES)
+@given(inputs)
+def test_the_inbound_parser_never_raises(raw: bytes) -> None:
+    envelope = parse_message(raw, own_addresses=[GAME])
+    assert envelope.message_id and len(envelope.message_id) <= 400
+    assert len(envelope.sender) <= 320 and envelope.size == len(raw)
+
+
+@pytest.mark.parametrize("name", engine.names())
+def test_every_games_move_parser_only_raises_illegal_move(name: str) -> None:
+    rules = engine.create(name)
+    start = rules.start()
+
+    @FAST
+    @given(st.one_of(st.text(max_size=40), st.lists(st.sampled_from(WORDS), max_size=4).map(" ".join)))
+    def parse(move_text: str) -> None:
+        try:
+            move = rules.parse(start, move_text)
+        except engine.IllegalMove as exc:
+            assert str(exc)  # a message the player can act on
+        else:
+            rules.apply(start, move)
+
+    parse()
+
+
+def test_the_whole_service_answers_politely_and_changes_no_game() -> None:
+    home = Path(tempfile.mkdtemp(prefix="pbem-fuzz-"))
+    service_settings = replace(Settings(), address=GAME, home=home, max_error_replies_per_day=10**9)
+    db = make_engine(service_settings.db_url)
+    migrate(db)
+    service = Service(service_settings, db)
+
+    def counts() -> tuple[int, int, int, int]:
+        with Session(db) as session:
+            return tuple(session.exec(select(func.count(m.id))).one() for m in (Game, Move, InboundMessage, Outbox))
+
+    @settings(max_examples=SERVICE_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(inputs)
+    def handle(raw: bytes) -> None:
+        games, moves, inbound, out = counts()
+        result = service.handle(raw)
+        after = counts()
+        assert after[:2] == (games, moves), "rejected input changed a game"
+        if result.status == "robot":
+            assert after[2:] == (inbound + 1, out)
+        elif result.status == "processed":
+            assert after[2:] == (inbound + 1, out + 1)  # exactly one reply, to the sender
+        else:
+            assert result.status == "duplicate" and after[2:] == (inbound, out)
+
+    try:
+        handle()
+    finally:
+        db.dispose()
