@@ -1,10 +1,365 @@
-"""The one place that reads the time, so that tests can freeze it."""
+"""Correspondence time: deadlines, reminders, forfeits and vacations.
+
+`now()` is the one place that reads the time, so that tests can freeze it. A deadline is
+never stored: it is derived from when the turn started, the game's days per move, the
+vacations of the player on move, weekends off (in that player's zone) and any time the
+admin added. A day on the clock is 24 hours of running time, so a DST switch neither gives
+nor takes an hour (the deadline's wall-clock time moves by that hour instead).
+
+The daemon calls `tick` every `clock_interval` seconds: it sends each due reminder once
+(a `Reminder` row per game, turn and point makes that survive restarts) and ends overdue
+games through `games.finish`, in one transaction per game with the mails it queues.
+"""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import difflib
+import logging
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+    from sqlmodel import Session
+
+    from pbem.config import Settings
+    from pbem.models import Game, Player, Vacation
+    from pbem.templates import Templates
+
+log = logging.getLogger(__name__)
+
+MIN_DAYS, MAX_DAYS = 1, 30  # the time controls a challenge may choose (days=)
+DAY = timedelta(days=1)
 
 
 def now() -> datetime:
     """The current time, timezone-aware UTC."""
     return datetime.now(UTC)
+
+
+class ClockError(ValueError):
+    """A time control, zone or vacation that cannot be; `hint` says what would work."""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+# --- zones ---------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _zone_names() -> dict[str, str]:
+    return {name.lower(): name for name in available_timezones() | {"UTC"}}
+
+
+def zone(name: str | None) -> tzinfo:
+    """The zone of a stored name; UTC for none (or a name the system no longer knows)."""
+    try:
+        return ZoneInfo(name) if name and name != "UTC" else UTC
+    except (ZoneInfoNotFoundError, ValueError):
+        return UTC
+
+
+def parse_zone(text: str) -> str:
+    """The canonical IANA name a player means ("europe/rome" -> "Europe/Rome")."""
+    key = text.strip().replace(" ", "_").lower()
+    names = _zone_names()
+    if key in names:
+        return names[key]
+    close = difflib.get_close_matches(key, list(names), n=3, cutoff=0.75)
+    hint = "Write the zone as Region/City, e.g. timezone Europe/Rome or timezone America/New_York."
+    if close:
+        hint = f"Did you mean {' or '.join(names[c] for c in close)}? " + hint
+    raise ClockError(f'"{text[:40]}" is not a time zone I know.', hint)
+
+
+# --- the pure arithmetic --------------------------------------------------------------------
+
+
+def _weekend(at: datetime, tz: tzinfo) -> tuple[datetime, datetime]:
+    """The weekend (Saturday 00:00 to Monday 00:00 local) that contains `at` or comes next."""
+    local = at.astimezone(tz)
+    day = local.date()
+    saturday = day - timedelta(days=day.weekday() - 5) if day.weekday() >= 5 else day + timedelta(5 - day.weekday())
+    return _midnight(saturday, tz), _midnight(saturday + timedelta(days=2), tz)
+
+
+def _midnight(day: date, tz: tzinfo) -> datetime:
+    return datetime.combine(day, time(0), tzinfo=tz).astimezone(UTC)
+
+
+def deadline(
+    turn_started: datetime,
+    days: float,
+    pauses: Iterable[tuple[datetime, datetime]] = (),
+    weekends_off: bool = False,
+    tz: tzinfo = UTC,
+    credit: timedelta = timedelta(0),
+) -> datetime:
+    """When `days` of running clock (plus `credit`) have passed since `turn_started`.
+
+    The clock stops during `pauses` (vacations of the player on move) and, with
+    `weekends_off`, from Saturday 00:00 to Monday 00:00 in `tz`."""
+    budget = days * DAY + credit
+    at = turn_started.astimezone(UTC)
+    stops = sorted((s.astimezone(UTC), e.astimezone(UTC)) for s, e in pauses if e > s)
+    while True:
+        upcoming = [(s, e) for s, e in stops if e > at]
+        if weekends_off:
+            upcoming.append(_weekend(at, tz))
+        if not upcoming:
+            return at + budget
+        start, end = min(upcoming)
+        start = max(start, at)
+        if at + budget <= start:
+            return at + budget
+        budget -= start - at
+        at = end
+
+
+def left(until: datetime, at: datetime) -> str:
+    """'7 days left', '20 hours left': whole units of real time until the deadline."""
+    seconds = (until - at).total_seconds()
+    if seconds <= 0:
+        return "no time left"
+    if seconds >= 2 * 86400 - 600:
+        days = int((seconds + 600) // 86400)  # a move answered in minutes still shows 7 days
+        return f"{days} days left"
+    hours = int(seconds // 3600)
+    if hours >= 1:
+        return f"{hours} hour{'s' if hours != 1 else ''} left"
+    return "less than an hour left"
+
+
+def when(at: datetime, tz: tzinfo) -> str:
+    """'Mon 7 Dec 2026, 10:00 Europe/Rome': a moment as the player reads it."""
+    local = at.astimezone(tz)
+    return f"{local:%a} {local.day} {local:%b %Y, %H:%M} {getattr(tz, 'key', 'UTC')}"
+
+
+# --- time controls -----------------------------------------------------------------------------
+
+
+def time_control(days: str | None, weekends: str | None, default_days: int) -> tuple[int, bool]:
+    """The `days=` and `weekends=` options of a challenge, checked."""
+    chosen = default_days
+    if days is not None:
+        try:
+            chosen = int(days)
+        except ValueError:
+            chosen = 0
+        if not MIN_DAYS <= chosen <= MAX_DAYS:
+            raise ClockError(
+                f"days={days[:10]} is not a time control I offer: "
+                f"a move may take from {MIN_DAYS} to {MAX_DAYS} days.",
+                f"Write e.g. days=3 (the default is {default_days}).",
+            )
+    off = False
+    if weekends is not None:
+        word = weekends.strip().lower()
+        if word not in ("off", "on"):
+            raise ClockError(
+                f"weekends={weekends[:10]} means nothing to me.",
+                "Write weekends=off to stop the clock on Saturdays and Sundays (weekends=on is the default).",
+            )
+        off = word == "off"
+    return chosen, off
+
+
+# --- vacations ----------------------------------------------------------------------------------
+
+
+def vacations(session: Session, player_id: int, since: datetime | None = None) -> list[Vacation]:
+    from sqlmodel import select
+
+    from pbem.models import Vacation
+
+    query = select(Vacation).where(Vacation.player_id == player_id)
+    if since is not None:
+        query = query.where(Vacation.ends_at > since)
+    return list(session.exec(query.order_by(Vacation.starts_at)))
+
+
+def current_vacation(session: Session, player: Player, at: datetime) -> Vacation | None:
+    return next((v for v in vacations(session, player.id, at) if v.starts_at <= at), None)
+
+
+def days_used(session: Session, player: Player, year: int) -> int:
+    """Vacation days taken in `year` (by start); a day begun counts as a day."""
+    return sum(
+        math.ceil((v.ends_at - v.starts_at) / DAY) for v in vacations(session, player.id) if v.starts_at.year == year
+    )
+
+
+def start_vacation(session: Session, player: Player, days: int, at: datetime, allowance: int) -> Vacation:
+    """Pause all of the player's clocks from `at` for `days` days, within the yearly allowance."""
+    from pbem.models import Vacation
+
+    ongoing = current_vacation(session, player, at)
+    if ongoing is not None:
+        raise ClockError(
+            f"You are already on vacation until {when(ongoing.ends_at, zone(player.timezone))}.",
+            "Write back to end it; then you may start a new one.",
+        )
+    remaining = allowance - days_used(session, player, at.year)
+    if days < 1 or days > remaining:
+        raise ClockError(
+            f"You have {remaining} vacation day{'s' if remaining != 1 else ''} left this year "
+            f"(of {allowance}), so I cannot give you {days}.",
+            f"Write e.g. vacation {max(min(remaining, 7), 1)}." if remaining > 0 else "The allowance renews on 1 January.",
+        )
+    vacation = Vacation(player_id=player.id, starts_at=at, ends_at=at + days * DAY)
+    session.add(vacation)
+    session.flush()
+    return vacation
+
+
+def end_vacation(session: Session, player: Player, at: datetime) -> Vacation:
+    """End the player's vacation now; the days not taken go back to the allowance."""
+    ongoing = current_vacation(session, player, at)
+    if ongoing is None:
+        raise ClockError("You are not on vacation, so there is nothing to come back from.", "")
+    ongoing.ends_at = at
+    session.add(ongoing)
+    return ongoing
+
+
+# --- a game's clock ---------------------------------------------------------------------------------
+
+
+def game_deadline(session: Session, game: Game) -> datetime | None:
+    """The current turn's deadline, or None for a game that is over (or has no clock)."""
+    from pbem.models import Player
+
+    if game.status != "active" or game.turn_started_at is None:
+        return None
+    mover = session.get(Player, game.player_id(game.turn))
+    pauses = [(v.starts_at, v.ends_at) for v in vacations(session, mover.id, game.turn_started_at)]
+    return deadline(
+        game.turn_started_at,
+        game.days,
+        pauses,
+        game.weekends_off,
+        zone(mover.timezone),
+        timedelta(seconds=game.clock_credit),
+    )
+
+
+def view(session: Session, game: Game, viewer: Player | None) -> dict[str, Any] | None:
+    """What a mail shows of the clock, in the viewer's zone (else that of the player on move)."""
+    from pbem.models import Player
+
+    until = game_deadline(session, game)
+    if until is None:
+        return None
+    at = now()
+    mover = session.get(Player, game.player_id(game.turn))
+    tz = zone((viewer or mover).timezone)
+    away = current_vacation(session, mover, at)
+    return {
+        "when": when(until, tz),
+        "left": left(until, at),
+        "days": game.days,
+        "weekends_off": game.weekends_off,
+        "away_until": when(away.ends_at, tz) if away is not None else None,
+    }
+
+
+# --- the daemon's round -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Round:
+    """What one `tick` did."""
+
+    reminders: int = 0
+    forfeits: int = 0
+
+
+def tick(engine: Engine, settings: Settings, templates: Templates | None = None) -> Round:
+    """Send due reminders and end overdue games; each game in its own transaction."""
+    from sqlmodel import Session, select
+
+    from pbem.db import transaction
+    from pbem.models import Game
+
+    templates = templates or _templates()
+    with Session(engine) as session:
+        ids = session.exec(select(Game.id).where(Game.status == "active").order_by(Game.id)).all()
+    reminders = forfeits = 0
+    for game_id in ids:
+        try:
+            with transaction(engine) as session:
+                done = _check(session, settings, templates, session.get(Game, game_id), now())
+        except Exception:  # one broken game must not stop the clock of the others
+            log.exception("clock: game #%s failed", game_id)
+            continue
+        reminders += done == "reminder"
+        forfeits += done == "forfeit"
+    return Round(reminders, forfeits)
+
+
+def _templates() -> Templates:
+    from pbem.commands import reader
+    from pbem.templates import Templates
+
+    return Templates(guard=lambda line: reader.classify(line) is not None)
+
+
+def _check(session: Session, settings: Settings, templates: Templates, game: Game, at: datetime) -> str | None:
+    from sqlmodel import select
+
+    from pbem import games as G
+    from pbem import outbox
+    from pbem.models import Player, Reminder
+    from pbem.present import game_view
+
+    until = game_deadline(session, game)
+    if until is None:
+        return None
+    mover = session.get(Player, game.player_id(game.turn))
+    if at >= until:
+        G.finish(session, game, 1 - game.turn, f"{mover.name} ran out of time", at)
+        for player in G.players(session, game):
+            view_ = game_view(session, game, player)
+            outbox.queue(session, settings, templates, player, [("game_over.txt", {"game": view_})], game=game)
+        log.info("game #%s: %s ran out of time", game.id, mover.address)
+        return "forfeit"
+    sent = set(session.exec(select(Reminder.hours).where(Reminder.game_id == game.id, Reminder.ply == game.ply)))
+    due = [h for h in settings.reminders if h not in sent and at >= until - timedelta(hours=h)]
+    if not due:
+        return None
+    for hours in due:  # all points passed are recorded; one mail says how much time is left
+        session.add(Reminder(game_id=game.id, ply=game.ply, hours=hours, sent_at=at))
+    started = game.turn_started_at or at
+    if all(until - timedelta(hours=h) <= started for h in due):  # the turn was shorter than that
+        return None
+    view_ = game_view(session, game, mover)
+    outbox.queue(session, settings, templates, mover, [("reminder.txt", {"game": view_})], game=game)
+    log.info("game #%s: reminded %s (%s h before the deadline)", game.id, mover.address, min(due))
+    return "reminder"
+
+
+def extend(session: Session, settings: Settings, templates: Templates, game: Game, days: float, reason: str) -> None:
+    """The admin gives the player on move more time; both players are told the new deadline."""
+    from pbem import games as G
+    from pbem import outbox
+    from pbem.present import game_view
+
+    if game.status != "active":
+        raise ClockError(f"Game #{game.id} is over ({game.result}); there is no deadline to extend.")
+    if days <= 0:
+        raise ClockError("Give a positive number of days.")
+    game.clock_credit += int(days * 86400)
+    session.add(game)
+    session.flush()
+    for player in G.players(session, game):
+        data = {"game": game_view(session, game, player), "days": days, "reason": reason}
+        outbox.queue(session, settings, templates, player, [("extended.txt", data)], game=game)

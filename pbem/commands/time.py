@@ -1,0 +1,119 @@
+"""Time: the player's zone, vacations, and the time-control options of a challenge."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pbem import clock
+from pbem import games as G
+from pbem.commands.base import Command, CommandError, Context, register
+from pbem.present import game_view
+
+
+def time_control(ctx: Context, options: dict[str, str]) -> tuple[int, bool]:
+    """Take `days=` and `weekends=` out of a challenge's options: (days per move, weekends off)."""
+    try:
+        return clock.time_control(
+            options.pop("days", None), options.pop("weekends", None), ctx.service.settings.default_days
+        )
+    except clock.ClockError as exc:
+        raise CommandError(exc.message, exc.hint) from None
+
+
+def _tell_opponents(ctx: Context, template: str, until: datetime | None = None) -> int:
+    """Tell the opponent of each of the player's games (in their zone); returns how many games."""
+    active = G.active_games(ctx.session, ctx.player)
+    for game in active:
+        opponent = G.opponent(ctx.session, game, ctx.player)
+        shown = clock.when(until, clock.zone(opponent.timezone)) if until is not None else None
+        view = game_view(ctx.session, game, opponent)
+        ctx.notify(template, opponent, game, game=view, away=ctx.player.name, until=shown)
+    return len(active)
+
+
+@register
+class Timezone(Command):
+    """Set your time zone: deadlines are shown in it, and weekends off follow it.
+
+    Write: timezone Europe/Rome
+       or: timezone America/New_York
+    Until you set one, times are in UTC.
+    """
+
+    name = "timezone"
+    syntax = "timezone ZONE"
+    summary = "show deadlines in your time zone"
+
+    def run(self, ctx: Context, args: list[str], line: str) -> None:
+        if len(args) != 1:
+            raise CommandError(
+                "Please give one time zone, written as Region/City.",
+                "Write e.g. timezone Europe/Rome or timezone America/New_York.",
+            )
+        try:
+            name = clock.parse_zone(args[0])
+        except clock.ClockError as exc:
+            raise CommandError(exc.message, exc.hint) from None
+        ctx.player.timezone = name
+        ctx.session.add(ctx.player)
+        ctx.session.flush()
+        games = [game_view(ctx.session, g, ctx.player) for g in G.active_games(ctx.session, ctx.player)]
+        ctx.reply("timezone.txt", zone=name, local=clock.when(clock.now(), clock.zone(name)), games=games)
+
+
+@register
+class Vacation(Command):
+    """Pause the clocks of all your games for some days, starting now.
+
+    Write: vacation 10
+    You may still move while away; your opponents are told. Write back to end it early:
+    the days you did not use go back to your allowance for the year.
+    """
+
+    name = "vacation"
+    syntax = "vacation DAYS"
+    summary = "pause your clocks for some days"
+
+    def run(self, ctx: Context, args: list[str], line: str) -> None:
+        if len(args) != 1 or not args[0].isdigit():
+            raise CommandError("Please give the number of days, as a whole number.", "Write e.g. vacation 10.")
+        settings, at = ctx.service.settings, clock.now()
+        allowance = settings.vacation_days_per_year
+        try:
+            vacation = clock.start_vacation(ctx.session, ctx.player, int(args[0]), at, allowance)
+        except clock.ClockError as exc:
+            raise CommandError(exc.message, exc.hint) from None
+        until = clock.when(vacation.ends_at, clock.zone(ctx.player.timezone))
+        games = _tell_opponents(ctx, "opponent_away.txt", vacation.ends_at)
+        ctx.reply(
+            "vacation.txt",
+            days=int(args[0]),
+            until=until,
+            games=games,
+            remaining=allowance - clock.days_used(ctx.session, ctx.player, at.year),
+        )
+
+
+@register
+class Back(Command):
+    """End your vacation early: your clocks run again from now.
+
+    Write: back
+    """
+
+    name = "back"
+    syntax = "back"
+    summary = "end your vacation early"
+
+    def run(self, ctx: Context, args: list[str], line: str) -> None:
+        at = clock.now()
+        try:
+            clock.end_vacation(ctx.session, ctx.player, at)
+        except clock.ClockError as exc:
+            raise CommandError(exc.message, exc.hint) from None
+        games = _tell_opponents(ctx, "opponent_back.txt")
+        ctx.reply(
+            "back.txt",
+            games=games,
+            remaining=ctx.service.settings.vacation_days_per_year - clock.days_used(ctx.session, ctx.player, at.year),
+        )

@@ -1,0 +1,23 @@
+"""A service over a real SQLite file, with the clock's settings the tests choose."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+import pytest
+
+from pbem.config import Settings
+from pbem.db import make_engine, migrate
+from pbem.service import Service
+from tests.service.conftest import Server
+from tests.service.mailer import GAME
+
+
+@pytest.fixture
+def clocked(tmp_path) -> Iterator[Server]:
+    settings = replace(Settings(), address=GAME, home=tmp_path, reminders=(48.0, 24.0), vacation_days_per_year=30)
+    engine = make_engine(settings.db_url)
+    migrate(engine)
+    yield Server(Service(settings, engine))
+    engine.dispose()
