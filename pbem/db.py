@@ -17,10 +17,15 @@ from sqlalchemy import Engine, create_engine, event
 from sqlmodel import Session
 
 MIGRATIONS = Path(__file__).with_name("migrations")
+_MIGRATION_LOCK = 0x7062656D  # "pbem": the advisory lock that serialises migrations on PostgreSQL
 
 
 def make_engine(url: str) -> Engine:
-    """An engine for `url`; SQLite files get WAL, a busy timeout and immediate transactions."""
+    """An engine for `url`; SQLite files get WAL, a busy timeout and immediate transactions.
+
+    `postgresql://` URLs use psycopg 3 (the driver pbem installs)."""
+    if url.startswith(("postgresql://", "postgres://")):
+        url = "postgresql+psycopg://" + url.split("://", 1)[1]
     if not url.startswith("sqlite"):
         return create_engine(url, pool_pre_ping=True)
     path = url.split("///", 1)[-1]
@@ -50,6 +55,8 @@ def migrate(engine: Engine) -> None:
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     with engine.begin() as connection:
+        if connection.dialect.name == "postgresql":  # daemons starting together migrate one at a time
+            connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_MIGRATION_LOCK})")
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
 

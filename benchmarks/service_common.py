@@ -1,0 +1,149 @@
+"""What the service benchmarks share: the rig, prepared games, move mails, process figures.
+
+Games are prepared straight in the database (players, challenges, `games.start`) and each
+game gets a scripted line of legal Ataxx moves, so the benchmarks time the daemon and not
+the setup. Move mails are delivered into the game mailbox over one LMTP connection.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import random
+import smtplib
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sqlalchemy import Engine, func
+from sqlmodel import Session, select
+
+import engine
+from pbem import games as G
+from pbem import players
+from pbem.clock import now
+from pbem.db import transaction
+from pbem.models import Challenge, Outbox
+from tests.mailrig import MailRig
+from tests.service.mailer import compose
+
+KIND = "ataxx"
+_CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class PreparedGame:
+    id: int
+    sides: list[tuple[str, str]]  # (address, secret) of side 0 and side 1
+    script: list[str]  # the moves to play, in order
+
+
+def machine() -> str:
+    """The line every benchmark prints, so that its figures say where they came from."""
+    model = "unknown CPU"
+    with open("/proc/cpuinfo", encoding="utf-8") as info:
+        for line in info:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    return f"{os.cpu_count()} CPUs, {model}, Python {platform.python_version()}"
+
+
+def script(rules: engine.Rules, rng: random.Random, plies: int) -> list[str]:
+    """`plies` legal moves from the start that leave the game in progress."""
+    while True:
+        pos, texts = rules.start(), []
+        for _ in range(plies):
+            move = rules.sample(pos, rng.choice)
+            texts.append(rules.format(pos, move))
+            pos = rules.apply(pos, move)
+            if rules.outcome(pos).over:
+                break
+        if len(texts) == plies and not rules.outcome(pos).over:
+            return texts
+
+
+def prepare_games(db: Engine, rig: MailRig, games: int, plies: int, people: int = 20, seed: int = 1
+                  ) -> list[PreparedGame]:
+    """`games` Ataxx games between `people` players, each with `plies` scripted moves."""
+    rng = random.Random(seed)
+    rules = engine.create(KIND, {})
+    users = [u for u in rig.users if u != "game"]
+    addresses = [rig.address(users[i % len(users)], f"p{i}") for i in range(people)]
+    prepared = []
+    with transaction(db) as session:
+        registered = [players.get_or_register(session, a, now()) for a in addresses]
+        for i in range(games):
+            first = registered[i % people]
+            second = registered[(i + 1 + i // people) % people]
+            if second.id == first.id:
+                second = registered[(i + 1) % people]
+            challenge = Challenge(kind=KIND, options={}, challenger_id=first.id, opponent_id=second.id,
+                                  colour="first", created_at=now())
+            session.add(challenge)
+            session.flush()
+            game = G.start(session, challenge, second, first, now())
+            prepared.append(PreparedGame(game.id, [(first.address, first.secret), (second.address, second.secret)],
+                                         []))
+    for game in prepared:
+        game.script = script(rules, rng, plies)
+    return prepared
+
+
+def move_mail(rig: MailRig, game: PreparedGame, ply: int) -> tuple[str, bytes]:
+    """(recipient, raw) of the mail that plays move `ply` (0-based) of `game`."""
+    address, secret = game.sides[ply % 2]
+    recipient = rig.address("game", f"g{game.id}-{secret}")
+    raw = compose(address, game.script[ply], subject=f"Re: [pbem #{game.id}] ataxx", to=recipient)
+    return recipient, raw
+
+
+class Lmtp:
+    """One LMTP session into the rig's Dovecot, reused for many deliveries."""
+
+    def __init__(self, rig: MailRig) -> None:
+        self.conn = smtplib.LMTP(rig.host, rig.lmtp_port, timeout=60)
+
+    def deliver(self, recipient: str, raw: bytes, sender: str) -> None:
+        self.conn.sendmail(sender, [recipient], raw)
+
+    def close(self) -> None:
+        self.conn.quit()
+
+
+def outbox_counts(db: Engine) -> tuple[int, int]:
+    """(rows, rows sent)."""
+    with Session(db) as session:
+        total = session.exec(select(func.count()).select_from(Outbox)).one()
+        sent = session.exec(select(func.count()).select_from(Outbox).where(Outbox.status == "sent")).one()
+    return total, sent
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of a process, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / _CLK_TCK
+
+
+def memory_kib(pid: int) -> dict[str, int]:
+    """VmRSS and VmHWM (peak RSS) of a process, in KiB."""
+    found = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key in ("VmRSS", "VmHWM"):
+            found[key] = int(value.split()[0])
+    return found
+
+
+def wait_for_log(path: Path, text: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not (path.exists() and text in path.read_text(errors="replace")):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{text!r} not in {path} after {timeout} s")
+        time.sleep(0.02)
+
+
+def utc(moment: datetime) -> datetime:
+    """Stored datetimes come back naive from SQLite; they are UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

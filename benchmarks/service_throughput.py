@@ -1,0 +1,151 @@
+"""Throughput: a backlog of move mails in the real mailbox, the real daemon works it off.
+
+Games are in progress and every move mail is already in the IMAP folder when the daemon
+starts; the clock runs from the daemon's "serving" line until SMTP has accepted every
+reply and notice. The floor is the same mail traffic without pbem: imap-tools fetching the
+same messages, aiosmtplib sending the same replies (a connection per mail as the daemon
+does, and all on one connection).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import tempfile
+import time
+from pathlib import Path
+
+import aiosmtplib
+from imap_tools import MailBoxUnencrypted
+from sqlmodel import Session, select
+
+from benchmarks import service_common as C
+from pbem.db import make_engine, migrate
+from pbem.models import Outbox
+from tests.databases import throwaway
+from tests.integration.daemon import DaemonProcess
+from tests.mailrig import MailRig
+
+
+def imap_floor(rig: MailRig, folder: str, expected: int) -> float:
+    """Seconds imap-tools takes to fetch (BODY.PEEK[]) every message of `folder`."""
+    started = time.perf_counter()
+    with MailBoxUnencrypted(rig.host, rig.imap_port).login("game", rig.users["game"], folder) as box:
+        count = sum(1 for _ in box.fetch(mark_seen=False, bulk=50))
+    elapsed = time.perf_counter() - started
+    if count != expected:
+        raise RuntimeError(f"the floor fetched {count} messages from {folder}, expected {expected}")
+    return elapsed
+
+
+async def _smtp_floor(rig: MailRig, mails: list[tuple[str, bytes]], sender: str) -> tuple[float, float]:
+    started = time.perf_counter()
+    for recipient, data in mails:
+        await aiosmtplib.send(data, sender=sender, recipients=[recipient], hostname=rig.host, port=rig.smtp_port,
+                              use_tls=False, start_tls=False)
+    per_mail = time.perf_counter() - started
+    started = time.perf_counter()
+    client = aiosmtplib.SMTP(hostname=rig.host, port=rig.smtp_port, use_tls=False, start_tls=False)
+    async with client:
+        for recipient, data in mails:
+            await client.sendmail(sender, [recipient], data)
+    return per_mail, time.perf_counter() - started
+
+
+def run(games: int, moves: int, database: str) -> dict[str, float]:
+    rig = MailRig().start()
+    try:
+        with tempfile.TemporaryDirectory(prefix="pbem-bench-") as tmp, throwaway(database, Path(tmp)) as url:
+            return _run(rig, Path(tmp), url, games, moves)
+    finally:
+        rig.stop()
+
+
+def _run(rig: MailRig, tmp: Path, url: str, games: int, moves: int) -> dict[str, float]:
+    db = make_engine(url)
+    migrate(db)
+    plies = -(-moves // games)
+    prepared = C.prepare_games(db, rig, games, plies)
+    started = time.perf_counter()
+    lmtp = C.Lmtp(rig)
+    count = 0
+    for ply in range(plies):  # round-robin over the games, so each game's moves come in order
+        for game in prepared:
+            if count == moves:
+                break
+            recipient, raw = C.move_mail(rig, game, ply)
+            lmtp.deliver(recipient, raw, game.sides[ply % 2][0])
+            count += 1
+    lmtp.close()
+    print(f"prepared {games} games and delivered {moves} move mails in {time.perf_counter() - started:.1f} s")
+
+    daemon = DaemonProcess(rig, tmp / "daemon", url)
+    daemon.start()
+    try:
+        C.wait_for_log(daemon.log, "pbem serving")
+        pid = daemon.proc.pid
+        t0, cpu0 = time.perf_counter(), C.cpu_seconds(pid)
+        while True:
+            total, sent = C.outbox_counts(db)
+            if sent >= 2 * moves:
+                break
+            if daemon.proc.poll() is not None:
+                raise RuntimeError(f"the daemon died:\n{daemon.log_tail()}")
+            time.sleep(0.1)
+        elapsed, cpu = time.perf_counter() - t0, C.cpu_seconds(pid) - cpu0
+        memory = C.memory_kib(pid)
+    finally:
+        daemon.stop()
+    with Session(db) as session:
+        mails = [(r, d) for r, d in session.exec(select(Outbox.recipient, Outbox.data).order_by(Outbox.id))]
+        failed = [r for r in session.exec(select(Outbox.kind)) if r == "error"]
+    if failed:
+        raise RuntimeError(f"{len(failed)} moves were refused: the script and the games disagree")
+    db.dispose()
+
+    imap = imap_floor(rig, "Processed", moves)
+    smtp_per_mail, smtp_one_conn = asyncio.run(_smtp_floor(rig, mails, rig.address("game")))
+    floor = imap + smtp_per_mail
+    figures = {
+        "moves": moves,
+        "mails_out": len(mails),
+        "seconds": elapsed,
+        "moves_per_s": moves / elapsed,
+        "cpu_ms_per_move": 1000 * cpu / moves,
+        "peak_rss_mib": memory.get("VmHWM", 0) / 1024,
+        "floor_imap_s": imap,
+        "floor_smtp_conn_per_mail_s": smtp_per_mail,
+        "floor_smtp_one_conn_s": smtp_one_conn,
+        "floor_s": floor,
+        "ratio_to_floor": elapsed / floor,
+        "ratio_to_floor_one_conn": elapsed / (imap + smtp_one_conn),
+    }
+    return figures
+
+
+def report(figures: dict[str, float], games: int, database: str) -> None:
+    f = figures
+    print(f"machine: {C.machine()}")
+    print(f"throughput ({database}): {games} games, {f['moves']} moves, {f['mails_out']} mails out")
+    print(f"  daemon:  {f['seconds']:.1f} s = {f['moves_per_s']:.0f} moves/s, "
+          f"{f['cpu_ms_per_move']:.2f} CPU ms/move, peak RSS {f['peak_rss_mib']:.0f} MiB")
+    print(f"  floor:   imap-tools fetch {f['floor_imap_s']:.1f} s + aiosmtplib send {f['floor_smtp_conn_per_mail_s']:.1f} s"
+          f" (a connection per mail) = {f['floor_s']:.1f} s; on one connection the send takes "
+          f"{f['floor_smtp_one_conn_s']:.1f} s")
+    print(f"  ratio:   {f['ratio_to_floor']:.2f}x the floor "
+          f"({f['ratio_to_floor_one_conn']:.2f}x the one-connection floor)")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=200, help="games in progress (issue: 1000)")
+    parser.add_argument("--moves", type=int, default=1000, help="move mails waiting (issue: 5000)")
+    parser.add_argument("--database", choices=["sqlite", "postgresql"], default="sqlite")
+    args = parser.parse_args(argv)
+    with contextlib.suppress(KeyboardInterrupt):
+        report(run(args.games, args.moves, args.database), args.games, args.database)
+
+
+if __name__ == "__main__":
+    main()
