@@ -125,7 +125,8 @@ def sandbox_send(
         msg.replace_header("Subject", f"Re: {last['Subject']}")
         msg["In-Reply-To"] = last["Message-ID"]
         msg["References"] = f"{last.get('References', '')} {last['Message-ID']}".strip()
-        quoted = "\n".join(f"> {line}" for line in last.get_content().splitlines())
+        body_part = last.get_body(preferencelist=("plain",)) or last  # game-over mails carry a record
+        quoted = "\n".join(f"> {line}" for line in body_part.get_content().splitlines())
         body += f"\nOn {last['Date']}, {last['From']} wrote:\n{quoted}\n"
     msg.set_content(body)
     from pbem.daemon import sandbox_root
@@ -153,7 +154,9 @@ def sandbox_send(
 def _print_mail(raw: bytes) -> None:
     msg = email.message_from_bytes(raw, policy=email.policy.default)
     click.echo(f"From: {msg['From']}\nDate: {msg['Date']}\nSubject: {msg['Subject']}\n")
-    click.echo(msg.get_content())
+    click.echo((msg.get_body(preferencelist=("plain",)) or msg).get_content())
+    for part in msg.iter_attachments():
+        click.echo(f"[attached: {part.get_filename()}, {part.get_content_type()}]")
     click.echo("=" * 72)
 
 

@@ -41,6 +41,13 @@ class Settings:
     outbox_interval: float = 2.0
     max_attempts: int = 12
     retry_base: float = 30.0
+    max_error_replies_per_day: int = 10  # per address; beyond it, silence (trust.py)
+    max_message_bytes: int = 256 * 1024  # a bigger mail gets one short error
+    trusted_authserv_id: str = ""  # a receiving server whose `dmarc=pass` proves the sender
+    default_days: int = 7  # time per move when a challenge does not say days=
+    reminders: tuple[float, ...] = (48.0, 24.0)  # hours before the deadline
+    clock_interval: float = 60.0  # seconds between clock rounds (reminders, forfeits)
+    vacation_days_per_year: int = 30
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

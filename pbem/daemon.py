@@ -17,7 +17,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from pbem import outbox
+from pbem import clock, faults, outbox, quarantine
 from pbem.config import Settings
 from pbem.db import make_engine, migrate
 from pbem.mail.imap import ImapSource, MailboxUnavailable
@@ -28,7 +28,7 @@ from pbem.service import Service
 
 log = logging.getLogger(__name__)
 
-MAX_TRIES = 3  # a message that makes processing fail this often is set aside
+MAX_TRIES = quarantine.MAX_TRIES  # a message that makes processing fail this often is quarantined
 
 
 def sandbox_root(settings: Settings) -> Path:
@@ -52,9 +52,9 @@ class Daemon:
         migrate(self.engine)
         self.source = source or ImapSource(settings.imap)
         self.service = Service(settings, self.engine)
+        faults.install()  # a test hook; does nothing unless PBEM_CRASH_AT is set
         self.stop = asyncio.Event()
         self.outbox_wake = asyncio.Event()
-        self._failures: dict[str, int] = {}
 
     async def run(self) -> None:
         loop = self._loop = asyncio.get_running_loop()
@@ -71,7 +71,7 @@ class Daemon:
 
     def runners(self) -> list:
         """The loops the daemon runs side by side; each does one step."""
-        return [self._inbound, self._outbox]
+        return [self._inbound, self._outbox, self._clock]
 
     async def _close_on_stop(self) -> None:
         await self.stop.wait()
@@ -94,22 +94,34 @@ class Daemon:
             for mail in mails:
                 if self.stop.is_set():
                     return
-                await asyncio.to_thread(self.process, mail.key, mail.data)
+                try:
+                    await asyncio.to_thread(self.process, mail.key, mail.data)
+                except Exception:  # e.g. the database went away: log, and read the message again later
+                    log.exception("message %s could not be handled", mail.key)
+                    await self._sleep(1.0)
+                    break
             if not mails:
                 await asyncio.to_thread(self.source.wait, 5.0)
 
     def process(self, key: str, data: bytes) -> None:
-        """Handle one message, then mark it done; a message that keeps failing is set aside."""
-        try:
-            result = self.service.handle(data)
-        except Exception:
-            tries = self._failures[key] = self._failures.get(key, 0) + 1
-            log.exception("message %s failed (try %d of %d)", key, tries, MAX_TRIES)
-            if tries < MAX_TRIES:
-                return
-            self.service.set_aside(data, "processing failed")
-            result = None
-        self._failures.pop(key, None)
+        """Handle one message, then mark it done; a message that keeps failing is quarantined.
+
+        Tries are counted in the database before each one, so a crash loop ends too."""
+        result = None
+        if not quarantine.admit(self.engine, data, MAX_TRIES):
+            log.error("message %s quarantined after %d tries", key, MAX_TRIES)
+            self.service.set_aside(data, "quarantined")
+        else:
+            try:
+                result = self.service.handle(data)
+            except Exception as exc:
+                log.exception("message %s failed", key)
+                if not quarantine.failed(self.engine, data, f"{type(exc).__name__}: {exc}", MAX_TRIES):
+                    return
+                self.service.set_aside(data, "quarantined")
+            else:
+                quarantine.succeeded(self.engine, data)
+        faults.crash_point("after-commit")
         try:
             self.source.done(key)
         except MailboxUnavailable as exc:  # read again later; the store drops the repeat
@@ -117,6 +129,17 @@ class Daemon:
         if result is not None:
             log.info("message %s: %s", result.message_id, result.status)
         self._loop.call_soon_threadsafe(self.outbox_wake.set)
+
+    async def _clock(self) -> None:
+        """Reminders and forfeits: one round at start (catching up after downtime), then periodically."""
+        while not self.stop.is_set():
+            try:
+                done = await asyncio.to_thread(clock.tick, self.engine, self.settings, self.service.templates)
+                if done.reminders or done.forfeits:
+                    self.outbox_wake.set()
+            except Exception:
+                log.exception("clock round failed")
+            await self._sleep(self.settings.clock_interval)
 
     async def _outbox(self) -> None:
         while not self.stop.is_set():

@@ -15,6 +15,7 @@ from typing import Any
 from sqlmodel import Session, or_, select
 
 import engine
+from pbem import ratings
 from pbem.commands.base import CommandError
 from pbem.models import Challenge, Game, Move, Player
 
@@ -59,14 +60,14 @@ def find_game(session: Session, player: Player, game_id: int | None, hint: int |
     for candidate, named in ((game_id, True), (hint, False)):
         if candidate is None:
             continue
-        game = session.get(Game, candidate)
+        game = session.get(Game, candidate, with_for_update=True)  # a row lock on PostgreSQL
         if game is not None and game.side_of(player.id) is not None:
             return game
         if named:
             raise CommandError(f"You are not playing a game #{candidate}.", "Write games to see yours.")
     games = active_games(session, player)
     if len(games) == 1:
-        return games[0]
+        return session.get(Game, games[0].id, with_for_update=True)
     if not games:
         raise CommandError("You have no game in progress.", "Write open to see open challenges, or help.")
     ids = ", ".join(f"#{g.id}" for g in games)
@@ -88,6 +89,9 @@ def start(session: Session, challenge: Challenge, acceptor: Player, first: Playe
         state=rules.dump(rules.start()),
         created_at=now,
         updated_at=now,
+        days=challenge.days,
+        weekends_off=challenge.weekends_off,
+        turn_started_at=now,  # the first mover's clock starts with the game
     )
     session.add(game)
     session.flush()
@@ -134,6 +138,7 @@ def play(
     game.ply = rules.ply(after)
     game.turn = rules.turn(after)
     game.draw_offer = None
+    game.turn_started_at, game.clock_credit = now, 0  # the next player's clock starts
     touch(game, now)
     outcome = rules.outcome(after)
     if outcome.over:
@@ -153,12 +158,65 @@ def finish(session: Session, game: Game, winner: int | None, reason: str, now: d
     game.draw_offer = None
     touch(game, now)
     session.add(game)
+    ratings.rate_game(session, game, now)
+
+
+def adjudicate(session: Session, game: Game, winner: int | None, reason: str, now: datetime) -> None:
+    """The operator decides a game still in progress (`winner` None for a draw)."""
+    _require_active(game)
+    finish(session, game, winner, f"adjudicated: {reason}", now)
+
+
+def cancel(session: Session, game: Game, reason: str, now: datetime) -> None:
+    """Call a game off: no result, no rating."""
+    _require_active(game)
+    game.status = "cancelled"
+    game.winner = None
+    game.result = None
+    game.reason = f"cancelled: {reason}"[:200]
+    game.draw_offer = None
+    touch(game, now)
+    session.add(game)
+
+
+def undo(session: Session, game: Game, plies: int, now: datetime) -> list[Move]:
+    """Take back the last `plies` moves: replay the rest through the engine, drop the others.
+
+    Only games in progress: a result may already have rated the players."""
+    _require_active(game)
+    played = moves(session, game)
+    if not 1 <= plies <= len(played):
+        raise CommandError(f"Game #{game.id} has {len(played)} moves; cannot take back {plies}.")
+    kept, dropped = played[:-plies], played[-plies:]
+    rules = rules_of(game)
+    pos = replay(game, [m.notation for m in kept])
+    for record in dropped:
+        session.delete(record)
+    game.state = rules.dump(pos)
+    game.ply = rules.ply(pos)
+    game.turn = rules.turn(pos)
+    game.draw_offer = None
+    touch(game, now)
+    session.add(game)
+    session.flush()
+    return dropped
+
+
+def _require_active(game: Game) -> None:
+    if game.status != "active":
+        raise CommandError(f"Game #{game.id} is not in progress ({game.status} {game.result or ''}).".strip())
 
 
 def touch(game: Game, now: datetime) -> None:
     """Every change makes older boards outdated."""
     game.version += 1
     game.updated_at = now
+
+
+def last_move(session: Session, game: Game) -> Move | None:
+    """The newest move (one row, however long the game)."""
+    query = select(Move).where(Move.game_id == game.id).order_by(Move.ply.desc()).limit(1)
+    return session.exec(query).first()
 
 
 def moves(session: Session, game: Game) -> list[Move]:

@@ -21,6 +21,8 @@ class Player(SQLModel, table=True):
     name: str = Field(max_length=80)
     secret: str = Field(max_length=32)  # proves a reply came from someone who got our mail
     created_at: datetime
+    banned: bool = False  # set by `pbem admin ban`: no replies, no play
+    timezone: str = Field(default="UTC", max_length=64)  # IANA zone for deadlines and weekends
 
 
 class Challenge(SQLModel, table=True):
@@ -35,6 +37,8 @@ class Challenge(SQLModel, table=True):
     status: str = Field(default="open", max_length=20, index=True)  # open accepted declined withdrawn
     game_id: int | None = Field(default=None, foreign_key="game.id")
     created_at: datetime
+    days: int = 7  # time control: days per move
+    weekends_off: bool = False
 
 
 class Game(SQLModel, table=True):
@@ -56,6 +60,10 @@ class Game(SQLModel, table=True):
     reason: str | None = Field(default=None, max_length=200)
     created_at: datetime
     updated_at: datetime
+    days: int = 7  # time control: days per move (see pbem/clock.py)
+    weekends_off: bool = False
+    turn_started_at: datetime | None = None  # when the side on move got the move
+    clock_credit: int = 0  # seconds the admin added to this turn's deadline
 
     def player_id(self, side: int) -> int:
         return self.player1_id if side else self.player0_id
@@ -114,3 +122,91 @@ class Outbox(SQLModel, table=True):
     last_error: str | None = Field(default=None, max_length=400)
     created_at: datetime
     sent_at: datetime | None = None
+    game_version: int | None = None  # the game's version this mail showed (a reply to it saw that board)
+
+
+class AdminAction(SQLModel, table=True):
+    """The audit log: every change made through `pbem admin`, with who did it and why."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    actor: str = Field(max_length=80)
+    action: str = Field(max_length=40, index=True)
+    detail: str = Field(default="", max_length=400)
+    reason: str = Field(default="", max_length=400)
+    game_id: int | None = Field(default=None, foreign_key="game.id", index=True)
+    player_id: int | None = Field(default=None, foreign_key="player.id")
+    created_at: datetime
+
+
+class Rating(SQLModel, table=True):
+    """A player's Glicko-2 rating in one game type (the engine registry name)."""
+
+    __table_args__ = (UniqueConstraint("player_id", "kind"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    player_id: int = Field(foreign_key="player.id", index=True)
+    kind: str = Field(max_length=40, index=True)
+    rating: float = 1500.0
+    deviation: float = 350.0
+    volatility: float = 0.06
+    games: int = 0
+    updated_at: datetime
+
+
+class Watcher(SQLModel, table=True):
+    """A player who gets every new board of a game they do not play."""
+
+    __table_args__ = (UniqueConstraint("game_id", "player_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    player_id: int = Field(foreign_key="player.id", index=True)
+    created_at: datetime
+
+
+class Vacation(SQLModel, table=True):
+    """A pause of all of a player's clocks; `ends_at` is brought forward by `back`."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    player_id: int = Field(foreign_key="player.id", index=True)
+    starts_at: datetime
+    ends_at: datetime
+
+
+class Reminder(SQLModel, table=True):
+    """A deadline reminder sent: unique per game, turn and point, so a restart never repeats one."""
+
+    __table_args__ = (UniqueConstraint("game_id", "ply", "hours"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    ply: int
+    hours: float
+    sent_at: datetime
+
+
+class Bounce(SQLModel, table=True):
+    """A delivery failure report about one of our mails, recorded against the player (trust.py)."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    player_id: int | None = Field(default=None, foreign_key="player.id", index=True)
+    address: str = Field(default="", max_length=320)
+    outbox_message_id: str | None = Field(default=None, max_length=400)
+    inbound_message_id: str = Field(max_length=400)
+    reason: str = Field(default="", max_length=400)
+    created_at: datetime
+
+
+class Quarantine(SQLModel, table=True):
+    """A message whose processing raised: its tries (counted before each one) and its raw bytes."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    message_id: str = Field(unique=True, max_length=400)
+    sender: str = Field(default="", max_length=320)
+    subject: str = Field(default="", max_length=400)
+    raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    tries: int = 0
+    status: str = Field(default="trying", max_length=20, index=True)  # trying quarantined
+    error: str = Field(default="", max_length=400)
+    created_at: datetime
+    updated_at: datetime

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
+from pbem import faults, trust
 from pbem.clock import now
 from pbem.config import Settings
 from pbem.db import transaction
@@ -34,15 +35,12 @@ def _thread(session: Session, player: Player, game: Game | None) -> tuple[str | 
     """In-Reply-To and References that keep a player's mails about one game in one thread."""
     if game is None or game.id is None:
         return None, []
-    rows = session.exec(
-        select(Outbox.message_id)
-        .where(Outbox.game_id == game.id)
-        .where(Outbox.player_id == player.id)
-        .order_by(Outbox.id)
-    ).all()
-    if not rows:
+    mine = select(Outbox.message_id).where(Outbox.game_id == game.id).where(Outbox.player_id == player.id)
+    first = session.exec(mine.order_by(Outbox.id).limit(1)).first()
+    if first is None:
         return None, []
-    return rows[-1], [rows[0], rows[-1]]
+    last = session.exec(mine.order_by(Outbox.id.desc()).limit(1)).first()
+    return last, [first, last]
 
 
 def queue(
@@ -56,10 +54,17 @@ def queue(
     ignored: list[str] = (),  # type: ignore[assignment]
     in_reply_to: str | None = None,
     references: list[str] = (),  # type: ignore[assignment]
+    attachments: list[tuple[str, str, str]] = (),  # type: ignore[assignment]
 ) -> Outbox:
-    """Render `sections` (template, data) into one mail to `player` and add it to the outbox."""
+    """Render `sections` (template, data) into one mail to `player` and add it to the outbox.
+
+    `attachments` are (file name, MIME type, text); a game-over section, or one whose data
+    names `attach_record`, also attaches that game's record."""
     rendered = [templates.render(name, **data) for name, data in sections]
     subject = next((r.subject for r in rendered if r.subject), settings.name)
+    if not subject.startswith("[pbem"):
+        subject = f"[pbem] {subject}"  # marks our subject, so a reply's "Re: ..." is never read as a command
+    subject = trust.tag_subject(subject, player)
     frame = templates.render(
         "_mail.txt",
         sections=[r.body for r in rendered],
@@ -79,6 +84,7 @@ def queue(
         in_reply_to=in_reply_to or thread_reply,
         references=[*references, *thread_refs] if in_reply_to else thread_refs,
         loop_marker=settings.address,
+        attachments=[*attachments, *_records(session, sections)],
     )
     row = Outbox(
         message_id=message_id,
@@ -89,51 +95,100 @@ def queue(
         data=data,
         next_attempt_at=now(),
         created_at=now(),
+        game_version=game.version if game is not None else None,
     )
     session.add(row)
     return row
+
+
+def _records(session: Session, sections: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, str, str]]:
+    """The game records the sections ask for: the game-over mail carries the game's record."""
+    from pbem import records  # records reads games, which the outbox need not import at start
+
+    wanted = [
+        data.get("attach_record") or (data["game"]["id"] if name == "game_over.txt" else None)
+        for name, data in sections
+    ]
+    files = []
+    for game_id in dict.fromkeys(w for w in wanted if w):
+        game = session.get(Game, game_id)
+        if game is not None:
+            record = records.export(session, game)
+            files.append((record.filename, record.mimetype, record.text))
+    return files
 
 
 def _backoff(settings: Settings, attempts: int) -> timedelta:
     return timedelta(seconds=min(settings.retry_base * 2 ** max(attempts - 1, 0), 6 * 3600))
 
 
-async def deliver_due(engine: Engine, settings: Settings, limit: int = 50) -> int:
-    """Send every due outbox row once; returns how many were sent."""
-    with Session(engine) as session:
-        due = session.exec(
-            select(Outbox.id)
+LEASE = timedelta(minutes=5)  # a claimed row another daemon may take over if we die sending it
+
+
+def claim(engine: Engine, limit: int) -> list[tuple[int, str, bytes]]:
+    """Take due rows for this daemon alone: locked with SKIP LOCKED (PostgreSQL; SQLite's
+    BEGIN IMMEDIATE serialises instead) and leased by moving their next attempt ahead.
+
+    If the daemon dies while sending, the lease runs out and a daemon sends the row again,
+    with the same Message-ID: at least once, never lost."""
+    with transaction(engine) as session:
+        rows = session.exec(
+            select(Outbox)
             .where(Outbox.status == "pending")
             .where(Outbox.next_attempt_at <= now())
             .order_by(Outbox.id)
             .limit(limit)
+            .with_for_update(skip_locked=True)
         ).all()
-    sent = 0
-    for row_id in due:
-        with Session(engine) as session:
-            row = session.get(Outbox, row_id)
-            if row is None or row.status != "pending":
-                continue
-            recipient, data = row.recipient, row.data
-        error: smtp.DeliveryError | None = None
-        try:
-            await smtp.send(settings.smtp, settings.address, recipient, data)
-        except smtp.DeliveryError as exc:
-            error = exc
-        with transaction(engine) as session:
-            row = session.get(Outbox, row_id)
-            row.attempts += 1
-            if error is None:
-                row.status, row.sent_at, row.last_error = "sent", now(), None
-                sent += 1
-            elif isinstance(error, smtp.PermanentFailure) or row.attempts >= settings.max_attempts:
-                row.status, row.last_error = "failed", str(error)[:400]
-                log.error("outbox %s to %s failed for good: %s", row.message_id, recipient, error)
-            else:
-                row.next_attempt_at = now() + _backoff(settings, row.attempts)
-                row.last_error = str(error)[:400]
-                log.warning("outbox %s to %s: %s; retrying", row.message_id, recipient, error)
+        for row in rows:
+            row.next_attempt_at = now() + LEASE
             session.add(row)
-        if error is not None and not isinstance(error, smtp.PermanentFailure):
-            break  # the server is down or refuses us: stop this round, keep the order
+        return [(row.id, row.recipient, row.data) for row in rows]
+
+
+async def deliver_due(engine: Engine, settings: Settings, limit: int = 50) -> int:
+    """Send every due outbox row once, on one SMTP connection; returns how many were sent."""
+    sent = 0
+    rows = claim(engine, limit)
+    async with smtp.Connection(settings.smtp) as connection:
+        for index, (row_id, recipient, data) in enumerate(rows):
+            error: smtp.DeliveryError | None = None
+            try:
+                await connection.send(settings.address, recipient, data)
+                faults.crash_point("after-smtp")
+            except smtp.DeliveryError as exc:
+                error = exc
+            _record(engine, settings, row_id, recipient, error)
+            if error is None:
+                sent += 1
+            if error is not None and not isinstance(error, smtp.PermanentFailure):
+                _release(engine, [row_id for row_id, _, _ in rows[index + 1 :]])
+                break  # the server is down or refuses us: stop this round, keep the order
     return sent
+
+
+def _record(engine: Engine, settings: Settings, row_id: int, recipient: str, error: smtp.DeliveryError | None) -> None:
+    """Note one attempt: sent, failed for good, or due again after a backoff."""
+    with transaction(engine) as session:
+        row = session.get(Outbox, row_id)
+        row.attempts += 1
+        if error is None:
+            row.status, row.sent_at, row.last_error = "sent", now(), None
+        elif isinstance(error, smtp.PermanentFailure) or row.attempts >= settings.max_attempts:
+            row.status, row.last_error = "failed", str(error)[:400]
+            log.error("outbox %s to %s failed for good: %s", row.message_id, recipient, error)
+        else:
+            row.next_attempt_at = now() + _backoff(settings, row.attempts)
+            row.last_error = str(error)[:400]
+            log.warning("outbox %s to %s: %s; retrying", row.message_id, recipient, error)
+        session.add(row)
+
+
+def _release(engine: Engine, row_ids: list[int]) -> None:
+    """Give back claimed rows this round did not try: due at once, not after the lease."""
+    if not row_ids:
+        return
+    with transaction(engine) as session:
+        for row in session.exec(select(Outbox).where(Outbox.id.in_(row_ids))):
+            row.next_attempt_at = now()
+            session.add(row)

@@ -6,6 +6,7 @@ from typing import Any
 
 from sqlmodel import Session
 
+from pbem import clock
 from pbem import games as G
 from pbem.models import Challenge, Game, Player
 
@@ -16,8 +17,7 @@ def game_view(session: Session, game: Game, viewer: Player | None = None) -> dic
     pos = rules.load(game.state)
     p0, p1 = G.players(session, game)
     outcome = rules.outcome(pos)
-    moves = G.moves(session, game)
-    last = moves[-1] if moves else None
+    last = G.last_move(session, game)
     viewer_side = game.side_of(viewer.id) if viewer is not None else None
     on_move = (p0, p1)[game.turn]
     side_names = rules.sides
@@ -52,6 +52,7 @@ def game_view(session: Session, game: Game, viewer: Player | None = None) -> dic
         "winner": (p0, p1)[game.winner].name if game.winner is not None else None,
         "you_won": viewer_side is not None and game.winner == viewer_side,
         "created": game.created_at.strftime("%d %b %Y"),
+        "deadline": clock.view(session, game, viewer),  # None once the game is over
     }
     if viewer is not None and viewer_side is not None:
         view["you"] = viewer.name

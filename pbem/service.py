@@ -17,7 +17,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from pbem import outbox, players
+from pbem import outbox, players, trust
 from pbem.clock import now
 from pbem.commands import reader
 from pbem.commands.base import Context
@@ -54,7 +54,7 @@ class Service:
         envelope = parse_message(raw, own_addresses=[self.settings.address], loop_header=LOOP_HEADER)
         try:
             with transaction(self.engine) as session:
-                return self._handle(session, envelope)
+                return self._handle(session, envelope, raw)
         except IntegrityError:  # another daemon recorded the same message first
             return Result("duplicate", envelope.message_id)
 
@@ -74,7 +74,7 @@ class Service:
                 )
             )
 
-    def _handle(self, session: Session, envelope: Envelope) -> Result:
+    def _handle(self, session: Session, envelope: Envelope, raw: bytes = b"") -> Result:
         seen = session.exec(
             select(InboundMessage.id).where(InboundMessage.message_id == envelope.message_id)
         ).first()
@@ -93,8 +93,14 @@ class Service:
         if envelope.automatic:
             record.status, record.note = "robot", envelope.automatic
             log.info("no reply to %s from %s: %s", envelope.message_id, envelope.sender, envelope.automatic)
+            if envelope.automatic == "bounce":  # one of our mails did not arrive: the admin sees it
+                trust.record_bounce(session, self.settings, envelope, raw, now())
             return Result("robot", envelope.message_id)
         player = players.get_or_register(session, envelope.sender, now(), envelope.sender_name)
+        if player.banned:  # `pbem admin ban`: no reply, no commands
+            record.status, record.note = "banned", "the sender is banned"
+            log.info("no reply to %s: %s is banned", envelope.message_id, envelope.sender)
+            return Result("banned", envelope.message_id)
         ctx = Context(
             service=self,
             session=session,
@@ -102,8 +108,11 @@ class Service:
             envelope=envelope,
             inbound=record,
             game_hint=self._game_hint(session, envelope),
+            trust=trust.evidence(session, self.settings, envelope, player),
         )
         lines, ignored = reader.read(envelope.subject, envelope.text)
+        if not trust.screen(ctx, self.settings, trust.command_lines(envelope.text)):
+            lines, ignored = [], []  # too big or too many commands: one short error instead
         reader.execute(ctx, lines)
         self._send(ctx, ignored)
         return Result("processed", envelope.message_id)
@@ -134,6 +143,9 @@ class Service:
         """Queue the reply to the sender (all parts in one mail) and the notices to others."""
         session, settings = ctx.session, self.settings
         parts = [(p.template, p.data) for p in ctx.parts] or [("nothing.txt", {})]
+        if trust.over_budget(session, settings, ctx.player, [name for name, _ in parts], now()):
+            ctx.inbound.status, ctx.inbound.note = "silenced", "error replies for today used up"
+            return
         game = session.get(Game, ctx.game_hint) if ctx.game_hint else None
         if game is not None and game.side_of(ctx.player.id) is None:
             game = None

@@ -61,6 +61,7 @@ class Context:
     parts: list[Part] = field(default_factory=list)
     notices: list[Notice] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
+    trust: Any = None  # pbem.trust.Evidence: the sender's proof of receipt, set by the service
 
     def reply(self, template: str, **data: Any) -> None:
         self.parts.append(Part(template, data))

@@ -11,10 +11,11 @@ from pbem import players
 from pbem.clock import now
 from pbem.commands.args import require_id
 from pbem.commands.base import Command, CommandError, Context, register
+from pbem.commands.time import time_control
 from pbem.models import Challenge, Player
 from pbem.present import challenge_view, game_view
 
-SERVICE_OPTIONS = ("variant", "colour")
+SERVICE_OPTIONS = ("variant", "colour", "days", "weekends")
 
 
 def _split_options(words: list[str]) -> tuple[list[str], dict[str, str]]:
@@ -61,7 +62,8 @@ class ChallengeCommand(Command):
        or: challenge capturego bob@example.org size=13 target=5 colour=black
        or: challenge ataxx variant=infection blocks=c3,e3,c5,e5   (open to anyone)
     Options: variant= (ataxx, infection, assimilation; myriades, infinito), colour= (your
-    side, or first, second, random), and the game's own options, which "rules GAME" lists.
+    side, or first, second, random), days= (per move, 1 to 30, default 7), weekends=off (the
+    clock stops on Saturdays and Sundays), and the game's own options, which "rules GAME" lists.
     """
 
     name = "challenge"
@@ -83,6 +85,7 @@ class ChallengeCommand(Command):
                 f'I read "{" ".join(plain[1:])[:80]}" as the opponent, but it is not one email address.',
                 "Write e.g. challenge ataxx bob@example.org, or leave the address out for an open challenge.",
             )
+        days, weekends_off = time_control(ctx, options)
         try:
             cls = _choose_kind(plain[0], options.pop("variant", None))
             colour = _colour(cls, options.pop("colour", "random"))
@@ -104,6 +107,8 @@ class ChallengeCommand(Command):
             challenger_id=ctx.player.id,
             opponent_id=opponent.id if opponent else None,
             created_at=now(),
+            days=days,
+            weekends_off=weekends_off,
         )
         ctx.session.add(challenge)
         ctx.session.flush()

@@ -8,6 +8,7 @@ from pbem.commands.args import split_game
 from pbem.commands.base import Command, CommandError, Context, register
 from pbem.models import Game
 from pbem.present import game_view
+from pbem.watchers import watchers
 
 
 def play_move(ctx: Context, game: Game, text: str) -> None:
@@ -19,6 +20,8 @@ def play_move(ctx: Context, game: Game, text: str) -> None:
     ctx.reply("moved.txt", game=game_view(ctx.session, game, ctx.player), move=record.notation)
     template = "game_over.txt" if game.status == "finished" else "your_move.txt"
     ctx.notify(template, opponent, game, game=game_view(ctx.session, game, opponent))
+    for watcher in watchers(ctx.session, game):
+        ctx.notify("watched_move.txt", watcher, game, game=game_view(ctx.session, game, watcher))
 
 
 @register

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from pbem import games as G
+from pbem import trust
 from pbem.commands import base
 from pbem.commands.base import CommandError, Context
 from pbem.commands.play import play_move
@@ -83,6 +84,7 @@ def execute(ctx: Context, lines: list[Line]) -> None:
         parts, notices = len(ctx.parts), len(ctx.notices)
         savepoint = ctx.session.begin_nested()
         try:
+            trust.guard(ctx, line)
             if line.command is None:
                 game = G.find_game(ctx.session, ctx.player, None, ctx.game_hint)
                 play_move(ctx, game, line.text)

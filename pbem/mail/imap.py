@@ -293,7 +293,10 @@ class ImapSource:
         self._ensure_processed_folder(mailbox)
         folder = encode_folder(target)
         if "MOVE" in self._capabilities:
-            self._ok(client.uid("MOVE", key, folder), f"UID MOVE to {target}")
+            result = client.uid("MOVE", key, folder)
+            if _expunged_elsewhere(result):
+                return  # another daemon on this mailbox moved it first: done all the same
+            self._ok(result, f"UID MOVE to {target}")
         elif "UIDPLUS" in self._capabilities:
             self._ok(client.uid("COPY", key, folder), f"UID COPY to {target}")
             self._ok(client.uid("STORE", key, "+FLAGS.SILENT", r"(\Deleted)"), "UID STORE")
@@ -361,6 +364,11 @@ class ImapSource:
         typ, data = result[0], result[1]
         if typ != "OK":
             raise imaplib.IMAP4.error(f"{what} failed: {typ} {_reply_text(data)}")
+
+
+def _expunged_elsewhere(result: tuple) -> bool:
+    """A NO [EXPUNGEISSUED] answer: the message was removed by another session (RFC 5530)."""
+    return result[0] == "NO" and "EXPUNGEISSUED" in _reply_text(result[1]).upper()
 
 
 def _parse_fetch(data: list) -> dict[int, bytes]:

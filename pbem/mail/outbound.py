@@ -34,6 +34,7 @@ def build(
     in_reply_to: str | None = None,
     references: Sequence[str] = (),
     loop_marker: str,
+    attachments: Sequence[tuple[str, str, str]] = (),
 ) -> bytes:
     """The exact bytes of one outgoing mail (CRLF line ends, as SMTP wants them)."""
     msg = EmailMessage()
@@ -52,4 +53,7 @@ def build(
     msg["X-Auto-Response-Suppress"] = "All"
     msg[LOOP_HEADER] = loop_marker
     msg.set_content(body, subtype="plain", charset="utf-8")
+    for filename, mimetype, text in attachments:  # (file name, MIME type, text): game records
+        maintype, _, subtype = mimetype.partition("/")
+        msg.add_attachment(text.encode("utf-8"), maintype=maintype, subtype=subtype, filename=filename)
     return msg.as_bytes(policy=SMTP)

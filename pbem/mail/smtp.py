@@ -60,11 +60,52 @@ class ConfigurationFailure(DeliveryError):
 
 
 async def send(settings: SmtpSettings, sender: str, recipient: str, data: bytes) -> str:
-    """Deliver `data` to one recipient; return the server's reply to the message.
+    """Deliver `data` to one recipient on a connection of its own; return the server's reply.
 
     Raises a `DeliveryError` subclass that tells the caller whether to retry.
     """
-    where = f"SMTP server {settings.host}:{settings.port}"
+    async with Connection(settings) as connection:
+        return await connection.send(sender, recipient, data)
+
+
+class Connection:
+    """One SMTP session reused for many mails (a round of the outbox): TLS and login once.
+
+    After a failure the session is dropped and the next `send` opens a new one, so one
+    refused mail never leaves the connection in an unknown state."""
+
+    def __init__(self, settings: SmtpSettings) -> None:
+        self.settings = settings
+        self.where = f"SMTP server {settings.host}:{settings.port}"
+        self._client: aiosmtplib.SMTP | None = None
+
+    async def __aenter__(self) -> Connection:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    async def send(self, sender: str, recipient: str, data: bytes) -> str:
+        """Deliver `data` to one recipient; raises a `DeliveryError` subclass on failure."""
+        if self._client is None or not self._client.is_connected:
+            self._client = await _open(self.settings, self.where)
+        try:
+            return await _deliver(self._client, self.where, sender, recipient, data)
+        except DeliveryError:
+            await self.close()
+            raise
+
+    async def close(self) -> None:
+        client, self._client = self._client, None
+        if client is not None and client.is_connected:
+            try:
+                await client.quit()
+            except (aiosmtplib.SMTPException, OSError):
+                client.close()
+
+
+async def _open(settings: SmtpSettings, where: str) -> aiosmtplib.SMTP:
+    """Connect, STARTTLS and log in as the settings ask."""
     tls = ssl.create_default_context() if settings.security != "none" else None
     client = aiosmtplib.SMTP(
         hostname=settings.host,
@@ -83,30 +124,24 @@ async def send(settings: SmtpSettings, sender: str, recipient: str, data: bytes)
             raise ConfigurationFailure(None, f"{where}: TLS certificate: {exc.__cause__}") from exc
         raise TemporaryFailure(None, f"{where}: {_detail(exc)}") from exc
     try:
-        return await _transaction(client, settings, where, sender, recipient, data)
-    finally:
-        if client.is_connected:
-            try:
-                await client.quit()
-            except (aiosmtplib.SMTPException, OSError):
-                client.close()
-
-
-async def _transaction(
-    client: aiosmtplib.SMTP, settings: SmtpSettings, where: str, sender: str, recipient: str, data: bytes
-) -> str:
-    try:
         if settings.security == "starttls":
             await client.starttls()
         if settings.username is not None and settings.password is not None:
             await client.login(settings.username, settings.password)
     except aiosmtplib.SMTPResponseException as exc:
+        client.close()
         raise classify(exc.code, exc.message) from exc
     except (aiosmtplib.SMTPServerDisconnected, aiosmtplib.SMTPTimeoutError) as exc:
+        client.close()
         raise TemporaryFailure(None, f"{where}: {_detail(exc)}") from exc
     except (aiosmtplib.SMTPException, ssl.SSLError) as exc:
         # No STARTTLS or AUTH offered, or a certificate we cannot trust: our settings are wrong.
+        client.close()
         raise ConfigurationFailure(None, f"{where}: {_detail(exc)}") from exc
+    return client
+
+
+async def _deliver(client: aiosmtplib.SMTP, where: str, sender: str, recipient: str, data: bytes) -> str:
     options = []
     if any(b > 0x7F for b in data) and client.supports_extension("8BITMIME"):
         options.append("BODY=8BITMIME")

@@ -14,9 +14,12 @@ from tests.mailrig import MailRig
 class DaemonProcess:
     """`pbem serve` with a config file that points at the rig's IMAP and SMTP servers."""
 
-    def __init__(self, rig: MailRig, home: Path) -> None:
+    def __init__(
+        self, rig: MailRig, home: Path, database_url: str | None = None, extra_server: dict | None = None
+    ) -> None:
         self.rig = rig
         self.home = home
+        self.database_url = database_url
         self.config = home / "pbem.toml"
         self.log = home / "daemon.log"
         self.proc: subprocess.Popen | None = None
@@ -26,6 +29,8 @@ class DaemonProcess:
 address = "game@{rig.domain}"
 home = "{home}"
 outbox_interval = 0.5
+{f'database_url = "{database_url}"' if database_url else ""}
+{"".join(f"{key} = {value!r}{chr(10)}" for key, value in (extra_server or {}).items())}
 
 [imap]
 host = "127.0.0.1"
@@ -45,10 +50,20 @@ security = "none"
 
     @property
     def database(self) -> str:
-        return f"sqlite:///{self.home / 'pbem.sqlite3'}"
+        return self.database_url or f"sqlite:///{self.home / 'pbem.sqlite3'}"
 
-    def start(self) -> None:
-        env = {**os.environ, "PBEM_TEST_IMAP_PASSWORD": self.rig.users["game"], "PYTHONUNBUFFERED": "1"}
+    @property
+    def env(self) -> dict[str, str]:
+        """The variables the daemon (and the CLI on its config) needs: the IMAP password."""
+        return {"PBEM_TEST_IMAP_PASSWORD": self.rig.users["game"]}
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc is not None else None
+
+    def start(self, env: dict[str, str] | None = None) -> None:
+        """Start `pbem serve`; `env` adds variables (e.g. PBEM_CRASH_AT for the fault hook)."""
+        env = {**os.environ, **self.env, "PYTHONUNBUFFERED": "1", **(env or {})}
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "pbem.cli", "-v", "-c", str(self.config), "serve"],
@@ -66,6 +81,16 @@ security = "none"
         except subprocess.TimeoutExpired:
             self.proc.kill()
             code = self.proc.wait()
+        self.proc = None
+        return code
+
+    def kill(self) -> int | None:
+        """SIGKILL: no clean-up at all, as a power cut or the OOM killer would end it."""
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+        code = self.proc.wait()
         self.proc = None
         return code
 

@@ -20,8 +20,9 @@ import engine
 from pbem import games as G
 from pbem.db import make_engine
 from pbem.models import Game, Move
+from tests.databases import throwaway
 from tests.integration.daemon import DaemonProcess
-from tests.service.mailer import compose, parse, reply_to
+from tests.service.mailer import compose, parse, reply_to, text
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -68,7 +69,7 @@ class Bot:
         for raw in mails:
             self.read += 1
             mail = parse(raw)
-            subject, body = mail["Subject"], mail.get_content().replace("\r\n", "\n")
+            subject, body = mail["Subject"], text(mail).replace("\r\n", "\n")
             match = SUBJECT.search(subject)
             if not match:
                 continue
@@ -90,14 +91,20 @@ class Bot:
                 move = _greedy_ataxx(rules, pos, self.rng)
             else:
                 move = rules.sample(pos, self.rng.choice)
-            text = rules.format(pos, move)
+            written = rules.format(pos, move)
             self.positions[gid] = rules.apply(pos, move)
-            self.send(reply_to(self.address, mail, text))
+            self.send(reply_to(self.address, mail, written))
         return len(mails)
 
 
-def test_two_players_finish_every_game_by_email(mailrig, tmp_path) -> None:
-    daemon = DaemonProcess(mailrig, tmp_path / "pbem")
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request, tmp_path):
+    with throwaway(request.param, tmp_path) as url:
+        yield url
+
+
+def test_two_players_finish_every_game_by_email(mailrig, tmp_path, database_url) -> None:
+    daemon = DaemonProcess(mailrig, tmp_path / "pbem", database_url)
     daemon.start()
     try:
         alice_addr, bob_addr = mailrig.address("alice"), mailrig.address("bob")
@@ -109,8 +116,9 @@ def test_two_players_finish_every_game_by_email(mailrig, tmp_path) -> None:
         invites = mailrig.wait_for("bob", len(GAMES), timeout=30)
         assert all("challenges you" in parse(m)["Subject"] for m in invites)
         acceptance = "\n".join(f"accept {i}" for i in range(1, len(GAMES) + 1))
+        answer = reply_to(bob_addr, parse(invites[-1]), acceptance)  # proves Bob got our mail
         with smtplib.SMTP("127.0.0.1", mailrig.smtp_port, timeout=10) as smtp:
-            smtp.sendmail(bob_addr, [mailrig.address("game")], compose(bob_addr, acceptance))
+            smtp.sendmail(bob_addr, [parse(answer)["To"]], answer)
         alice = Bot(mailrig, "alice", rules, seed=1)
         bob = Bot(mailrig, "bob", rules, seed=2)
         bob.read = len(invites)
@@ -136,9 +144,9 @@ def test_two_players_finish_every_game_by_email(mailrig, tmp_path) -> None:
             names = ("alice", "bob")
             board = r.render(final, names=names)
             for who in (alice, bob):
-                text = who.over[gid]
-                assert board in text, f"game {gid}: the final board in {who.user}'s mail is not the engine's"
-                flat = " ".join(text.split())
+                final_mail = who.over[gid]
+                assert board in final_mail, f"game {gid}: the final board in {who.user}'s mail is not the engine's"
+                flat = " ".join(final_mail.split())
                 expected = f"{names[outcome.winner]} wins" if outcome.winner is not None else "a draw"
                 assert expected in flat and " ".join(outcome.reason.split()) in flat
     db.dispose()

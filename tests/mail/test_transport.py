@@ -96,6 +96,20 @@ def test_done_moves_one_message_and_expunges_nothing_else(mailrig: MailRig) -> N
 
 
 @integration
+def test_two_sources_on_one_mailbox_both_mark_a_message_done(mailrig: MailRig) -> None:
+    """Several daemons share a mailbox: the second `done` finds the message moved and is content."""
+    mailrig.deliver("game", make_mail("shared"), sender="bob@example.test")
+    with ImapSource(mailrig.imap_settings("game")) as one, ImapSource(mailrig.imap_settings("game")) as two:
+        [a], [b] = one.fetch(), two.fetch()
+        one.done(a.key)
+        two.done(b.key)  # NO [EXPUNGEISSUED]: already done, not a lost connection
+        assert two.fetch() == [] and one.fetch() == []
+        mailrig.deliver("game", make_mail("after"), sender="bob@example.test")
+        assert [m.data for m in two.fetch()] == [lmtp_copy(make_mail("after"))]  # no reconnect backoff
+    assert len(mailrig.messages("game", "Processed")) == 1
+
+
+@integration
 def test_done_flags_the_message_when_there_is_no_processed_folder(mailrig: MailRig) -> None:
     for i in range(2):
         mailrig.deliver("game", make_mail(f"flag {i}"), sender="bob@example.test")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
@@ -11,6 +12,7 @@ from pbem.config import Settings
 from pbem.db import make_engine, migrate
 from pbem.models import Outbox
 from pbem.service import Service
+from tests.databases import throwaway
 from tests.service.mailer import GAME, parse
 
 
@@ -39,10 +41,23 @@ class Server:
             return len(session.exec(select(Outbox.id)).all())
 
 
-@pytest.fixture
-def server(tmp_path) -> Server:
-    settings = replace(Settings(), address=GAME, home=tmp_path)
+def _server(url: str, tmp_path) -> Iterator[Server]:
+    settings = replace(Settings(), address=GAME, home=tmp_path, database_url=url)
     engine = make_engine(settings.db_url)
     migrate(engine)
     yield Server(Service(settings, engine))
     engine.dispose()
+
+
+@pytest.fixture
+def server(tmp_path) -> Iterator[Server]:
+    """The service over a SQLite file."""
+    with throwaway("sqlite", tmp_path) as url:
+        yield from _server(url, tmp_path)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def any_server(request, tmp_path) -> Iterator[Server]:
+    """The service over SQLite, then over PostgreSQL: for the tests of the store itself."""
+    with throwaway(request.param, tmp_path) as url:
+        yield from _server(url, tmp_path)

@@ -28,10 +28,15 @@ def parse(raw: bytes) -> email.message.EmailMessage:
 
 def reply_to(sender: str, mail: email.message.EmailMessage, body: str) -> bytes:
     """A top-posted reply to `mail`, quoting it below as Gmail does."""
-    quoted = "\n".join("> " + line for line in mail.get_content().splitlines())
-    text = f"{body}\n\nOn Mon, 30 Nov 2026 at 10:00, pbem <{GAME}> wrote:\n{quoted}\n"
+    quoted = "\n".join("> " + line for line in text(mail).splitlines())
+    written = f"{body}\n\nOn Mon, 30 Nov 2026 at 10:00, pbem <{GAME}> wrote:\n{quoted}\n"
     refs = f"{mail.get('References', '')} {mail['Message-ID']}".strip()
     return compose(
-        sender, text, subject=f"Re: {mail['Subject']}", to=mail["Reply-To"], In_Reply_To=mail["Message-ID"],
+        sender, written, subject=f"Re: {mail['Subject']}", to=mail["Reply-To"], In_Reply_To=mail["Message-ID"],
         References=refs,
     )
+
+
+def text(mail: email.message.EmailMessage) -> str:
+    """The plain-text body of a mail, also when it carries attachments."""
+    return (mail.get_body(preferencelist=("plain",)) or mail).get_content()

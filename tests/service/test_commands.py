@@ -1,0 +1,143 @@
+"""Each email command: what it changes, what it answers, and how it refuses."""
+
+from __future__ import annotations
+
+from sqlmodel import Session, select
+
+from pbem.models import Challenge, Game, Player
+from tests.service.mailer import compose, reply_to, text
+
+ALICE, BOB, CAROL = "alice@example.org", "bob@example.org", "carol@example.org"
+
+
+def flat(mail) -> str:
+    return " ".join(text(mail).split())
+
+
+def start_game(server, kind: str = "ataxx", options: str = "colour=first") -> None:
+    server.send(compose(ALICE, f"challenge {kind} {BOB} {options}"))
+    server.send(reply_to(BOB, server.last(BOB), "accept 1"))
+
+
+def test_challenge_refusals_say_what_to_write(server) -> None:
+    cases = {
+        "challenge chess bob@example.org": "I do not know a game called 'chess'",
+        "challenge ataxx bob": 'not one email address',
+        "challenge ataxx alice@example.org": "You cannot challenge yourself",
+        "challenge capturego bob@example.org size=4": "size=4 is out of range",
+        "challenge ataxx bob@example.org variant=myriades": "Myriades is not a variant of Ataxx",
+        "challenge ataxx bob@example.org colour=purple": "colour=purple is not a colour in Ataxx",
+        "challenge": "Please name the game",
+    }
+    for line, expected in cases.items():
+        server.send(compose(ALICE, line))
+        assert expected in flat(server.last(ALICE)), line
+    with Session(server.engine) as session:
+        assert session.exec(select(Challenge)).all() == []
+
+
+def test_variant_and_options_reach_the_game(server) -> None:
+    server.send(compose(ALICE, f"challenge ataxx {BOB} variant=infection blocks=c3,e3,c5,e5 colour=o"))
+    server.send(reply_to(BOB, server.last(BOB), "accept 1"))
+    with Session(server.engine) as session:
+        game = session.get(Game, 1)
+        bob = session.exec(select(Player).where(Player.address == BOB)).one()
+        assert game.kind == "infection" and game.options == {"blocks": "c3 e3 c5 e5"}
+        assert game.player0_id == bob.id  # Alice asked for o, so Bob (x) moves first
+    assert "#  blocked" in text(server.last(BOB))
+
+
+def test_open_challenge_is_listed_and_taken_by_anyone(server) -> None:
+    server.send(compose(ALICE, "challenge myriades colour=second"))
+    assert "open challenge #1" in flat(server.last(ALICE))
+    server.send(compose(CAROL, "open"))
+    assert "#1 myriades 10x10, from alice" in flat(server.last(CAROL))
+    server.send(reply_to(ALICE, server.last(ALICE), "accept 1"))
+    assert "is your own" in flat(server.last(ALICE))
+    server.send(reply_to(CAROL, server.last(CAROL), "accept 1"))
+    assert "You move first" in flat(server.last(CAROL))
+    assert "carol accepted your challenge #1" in flat(server.last(ALICE))
+    server.send(compose(BOB, "open"))
+    server.send(reply_to(BOB, server.last(BOB), "accept 1"))
+    assert "no longer open (it was accepted)" in flat(server.last(BOB))
+
+
+def test_decline_and_withdraw_belong_to_the_right_player(server) -> None:
+    server.send(compose(ALICE, f"challenge ataxx {BOB}"))
+    server.send(compose(CAROL, "decline 1"))
+    assert "not addressed to you" in flat(server.last(CAROL))
+    server.send(compose(BOB, "withdraw 1"))
+    assert "is not yours" in flat(server.last(BOB))
+    server.send(compose(BOB, "decline 1"))
+    assert "bob declined your challenge #1" in flat(server.last(ALICE))
+    server.send(compose(ALICE, f"challenge ataxx {CAROL}"))
+    server.send(compose(ALICE, "withdraw 2"))
+    assert "alice withdrew challenge #2" in flat(server.last(CAROL))
+
+
+def test_moving_out_of_turn_and_in_a_finished_game(server) -> None:
+    start_game(server)
+    server.send(reply_to(BOB, server.last(BOB), "move 1 a1-c3"))
+    assert "It is not your move in game #1" in flat(server.last(BOB))
+    server.send(reply_to(ALICE, server.last(ALICE), "resign"))
+    server.send(reply_to(BOB, server.last(BOB), "move 1 a1-c3"))
+    assert "Game #1 is over (0-1, alice resigned)" in flat(server.last(BOB))
+
+
+def test_draw_offer_refusal_and_agreement(server) -> None:
+    start_game(server, "capturego", "colour=black")
+    server.send(reply_to(ALICE, server.last(ALICE), "draw"))
+    assert "alice offers you a draw" in flat(server.last(BOB))
+    server.send(reply_to(BOB, server.last(BOB), "nodraw"))
+    assert "was refused" in flat(server.last(ALICE))
+    server.send(reply_to(BOB, server.last(BOB), "draw"))
+    server.send(reply_to(ALICE, server.last(ALICE), "draw"))
+    assert "draw agreed" in flat(server.last(BOB)) and "1/2-1/2" in server.last(BOB)["Subject"]
+
+
+def test_a_move_declines_a_pending_draw_offer(server) -> None:
+    start_game(server, "capturego", "colour=black")
+    server.send(reply_to(BOB, server.last(BOB), "draw"))
+    server.send(reply_to(ALICE, server.last(ALICE), "e5"))
+    with Session(server.engine) as session:
+        assert session.get(Game, 1).draw_offer is None
+
+
+def test_which_game_when_a_player_has_several(server) -> None:
+    start_game(server)
+    server.send(compose(ALICE, f"challenge capturego {BOB}"))
+    server.send(reply_to(BOB, server.last(BOB), "accept 2"))
+    server.send(compose(ALICE, "board"))
+    assert "You have 2 games in progress (#1, #2)" in flat(server.last(ALICE))
+    server.send(compose(ALICE, "board 2"))
+    assert "[pbem #2] Capture Go: the board" in server.last(ALICE)["Subject"]
+    server.send(compose(ALICE, "games"))
+    text = flat(server.last(ALICE))
+    assert "#1 ataxx 7x7 against bob: YOUR MOVE" in text and "#2 capture go" in text
+
+
+def test_name_history_help_and_ignored_lines(server) -> None:
+    server.send(compose(ALICE, "name Alice Liddell\nthanks, see you!"))
+    mail = flat(server.last(ALICE))
+    assert 'Your name is now "Alice Liddell"' in mail
+    assert "| thanks, see you!" in mail
+    server.send(compose(ALICE, "name <script>"))
+    assert "cannot be a name here" in flat(server.last(ALICE))
+    start_game(server)
+    server.send(reply_to(ALICE, server.last(ALICE), "f2"))
+    server.send(compose(BOB, "history 1"))
+    assert "1. f2" in flat(server.last(BOB))
+    server.send(compose(BOB, "help draw"))
+    assert "Offer a draw, or accept the draw your opponent offered." in flat(server.last(BOB))
+    server.send(compose(BOB, "hello"))
+    assert server.last(BOB)["Subject"] == "[pbem] I found no command in your mail"
+
+
+def test_a_reply_to_any_of_our_mails_is_not_read_from_its_subject(server) -> None:
+    server.send(compose(ALICE, f"challenge ataxx {BOB}"))
+    server.send(reply_to(BOB, server.last(BOB), "decline 1"))
+    declined = server.last(ALICE)
+    assert declined["Subject"] == "[pbem] Challenge #1: bob declined"
+    server.send(reply_to(ALICE, declined, "games"))  # "Re: [pbem] Challenge #1: ..." is no command
+    answer = server.last(ALICE)
+    assert "not done" not in answer["Subject"] and "You have no game in progress" in flat(answer)
