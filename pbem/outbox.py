@@ -122,15 +122,12 @@ def _backoff(settings: Settings, attempts: int) -> timedelta:
     return timedelta(seconds=min(settings.retry_base * 2 ** max(attempts - 1, 0), 6 * 3600))
 
 
-LEASE = timedelta(minutes=5)  # a claimed row another daemon may take over if we die sending it
-
-
-def claim(engine: Engine, limit: int) -> list[tuple[int, str, bytes]]:
+def claim(engine: Engine, limit: int, lease: float = 120.0) -> list[tuple[int, str, bytes]]:
     """Take due rows for this daemon alone: locked with SKIP LOCKED (PostgreSQL; SQLite's
     BEGIN IMMEDIATE serialises instead) and leased by moving their next attempt ahead.
 
-    If the daemon dies while sending, the lease runs out and a daemon sends the row again,
-    with the same Message-ID: at least once, never lost."""
+    If the daemon dies while sending, the lease (seconds) runs out and a daemon sends the
+    row again, with the same Message-ID: at least once, never lost."""
     with transaction(engine) as session:
         rows = session.exec(
             select(Outbox)
@@ -141,7 +138,7 @@ def claim(engine: Engine, limit: int) -> list[tuple[int, str, bytes]]:
             .with_for_update(skip_locked=True)
         ).all()
         for row in rows:
-            row.next_attempt_at = now() + LEASE
+            row.next_attempt_at = now() + timedelta(seconds=lease)
             session.add(row)
         return [(row.id, row.recipient, row.data) for row in rows]
 
@@ -149,7 +146,7 @@ def claim(engine: Engine, limit: int) -> list[tuple[int, str, bytes]]:
 async def deliver_due(engine: Engine, settings: Settings, limit: int = 50) -> int:
     """Send every due outbox row once, on one SMTP connection; returns how many were sent."""
     sent = 0
-    rows = claim(engine, limit)
+    rows = claim(engine, limit, settings.outbox_lease)
     async with smtp.Connection(settings.smtp) as connection:
         for index, (row_id, recipient, data) in enumerate(rows):
             error: smtp.DeliveryError | None = None

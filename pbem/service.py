@@ -50,8 +50,11 @@ class Service:
         self.engine = engine
         self.templates = templates or Templates(guard=lambda line: reader.classify(line) is not None)
 
+    def parse(self, raw: bytes) -> Envelope:
+        return parse_message(raw, own_addresses=[self.settings.address], loop_header=LOOP_HEADER)
+
     def handle(self, raw: bytes) -> Result:
-        envelope = parse_message(raw, own_addresses=[self.settings.address], loop_header=LOOP_HEADER)
+        envelope = self.parse(raw)
         try:
             with transaction(self.engine) as session:
                 return self._handle(session, envelope, raw)
@@ -60,19 +63,8 @@ class Service:
 
     def set_aside(self, raw: bytes, why: str) -> None:
         """Record a message that keeps failing, so it is not read again; the admin sees it."""
-        envelope = parse_message(raw, own_addresses=[self.settings.address], loop_header=LOOP_HEADER)
         with contextlib.suppress(IntegrityError), transaction(self.engine) as session:
-            session.add(
-                InboundMessage(
-                    message_id=envelope.message_id,
-                    digest=envelope.digest,
-                    sender=envelope.sender[:320],
-                    subject=envelope.subject[:400],
-                    status="failed",
-                    note=why[:400],
-                    received_at=now(),
-                )
-            )
+            session.add(_inbound(self.parse(raw), "failed", why))
 
     def _handle(self, session: Session, envelope: Envelope, raw: bytes = b"") -> Result:
         seen = session.exec(
@@ -80,14 +72,7 @@ class Service:
         ).first()
         if seen is not None:
             return Result("duplicate", envelope.message_id)
-        record = InboundMessage(
-            message_id=envelope.message_id,
-            digest=envelope.digest,
-            sender=envelope.sender[:320],
-            subject=envelope.subject[:400],
-            status="processed",
-            received_at=now(),
-        )
+        record = _inbound(envelope, "processed")
         session.add(record)
         session.flush()
         if envelope.automatic:
@@ -165,3 +150,15 @@ class Service:
                 session, settings, self.templates, notice.player, [(notice.template, notice.data)], game=notice.game
             )
 
+
+def _inbound(envelope: Envelope, status: str, note: str = "") -> InboundMessage:
+    """The record of one inbound message; its unique message_id makes handling exactly-once."""
+    return InboundMessage(
+        message_id=envelope.message_id,
+        digest=envelope.digest,
+        sender=envelope.sender[:320],
+        subject=envelope.subject[:400],
+        status=status,
+        note=note[:400],
+        received_at=now(),
+    )
