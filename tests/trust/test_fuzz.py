@@ -1,9 +1,10 @@
 """Property-based fuzzing of everything that reads outside input: no exception escapes.
 
-Each game's move parser gets `PBEM_FUZZ_MOVES` inputs (default 1,500), the inbound parser
-`PBEM_FUZZ_PARSER` (default 2,000) and the whole service (reader, commands, store)
-`PBEM_FUZZ_SERVICE` (default 1,000), to keep the suite fast; set all three to 10000 for
-the full run. Each mail ends in one reply or, for robots, silence, and never changes a game.
+The inbound parser (`PBEM_FUZZ_PARSER` inputs), the command reader and each game's move parser
+(`PBEM_FUZZ_MOVES`) get 10,000 generated inputs each by default, drawn in batches so that
+hypothesis' own overhead stays small; the whole service (reader, commands, store) gets
+`PBEM_FUZZ_SERVICE` (default 1,000) mails, each ending in one reply or, for robots, silence,
+and never changing a game.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 from sqlmodel import Session, func, select
 
 import engine
+from pbem.commands import reader
 from pbem.config import Settings
 from pbem.db import make_engine, migrate
 from pbem.mail.inbound import parse_message
@@ -26,9 +28,10 @@ from pbem.models import Game, InboundMessage, Move, Outbox
 from pbem.service import Service
 from tests.service.mailer import GAME
 
-PARSER_EXAMPLES = int(os.environ.get("PBEM_FUZZ_PARSER", "2000"))
-MOVE_EXAMPLES = int(os.environ.get("PBEM_FUZZ_MOVES", "1500"))
-FAST = settings(max_examples=MOVE_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+BATCH = 10  # inputs per hypothesis example
+PARSER_INPUTS = int(os.environ.get("PBEM_FUZZ_PARSER", "10000"))
+MOVE_INPUTS = int(os.environ.get("PBEM_FUZZ_MOVES", "10000"))
+FAST = settings(deadline=None, suppress_health_check=list(HealthCheck), database=None)
 SERVICE_EXAMPLES = int(os.environ.get("PBEM_FUZZ_SERVICE", "1000"))
 
 CHARSETS = ["utf-8", "us-ascii", "iso-8859-1", "windows-1252", "koi8-r", "shift_jis", "bogus-42", ""]
@@ -72,28 +75,55 @@ def mime(draw, depth: int = 0) -> bytes:
 inputs = st.one_of(st.binary(max_size=600), mime())
 
 
-@settings(FAST, max_examples=PARSER_EXAMPLES)
-@given(inputs)
-def test_the_inbound_parser_never_raises(raw: bytes) -> None:
-    envelope = parse_message(raw, own_addresses=[GAME])
-    assert envelope.message_id and len(envelope.message_id) <= 400
-    assert len(envelope.sender) <= 320 and envelope.size == len(raw)
+@settings(FAST, max_examples=PARSER_INPUTS // BATCH)
+@given(st.lists(inputs, min_size=BATCH, max_size=BATCH))
+def test_the_inbound_parser_never_raises(batch: list[bytes]) -> None:
+    for raw in batch:
+        envelope = parse_message(raw, own_addresses=[GAME])
+        assert envelope.message_id and len(envelope.message_id) <= 400
+        assert len(envelope.sender) <= 320 and envelope.size == len(raw)
+
+
+lines = st.one_of(text, st.lists(st.sampled_from(WORDS), max_size=10).map(" ".join))
+
+
+@settings(FAST, max_examples=MOVE_INPUTS // BATCH)
+@given(st.lists(lines, min_size=BATCH, max_size=BATCH), st.lists(lines, min_size=BATCH, max_size=BATCH))
+def test_the_command_reader_never_raises(subjects: list[str], bodies: list[str]) -> None:
+    for subject, body in zip(subjects, bodies, strict=True):
+        commands, ignored = reader.read(subject, body + "\n" + subject)
+        assert len(commands) <= reader.MAX_LINES
+        assert all(line.text.strip() and line.words for line in commands)
+        assert all(isinstance(line, str) for line in ignored)
+
+
+def _positions(rules: engine.Rules) -> list:
+    """The start and a position a few moves in, so that parsing meets pieces on the board."""
+    pos, picks = rules.start(), iter(range(10**6))
+    for _ in range(6):
+        if rules.outcome(pos).over:
+            break
+        pos = rules.apply(pos, rules.sample(pos, lambda options: options[next(picks) % len(options)]))
+    return [rules.start(), pos]
 
 
 @pytest.mark.parametrize("name", engine.names())
 def test_every_games_move_parser_only_raises_illegal_move(name: str) -> None:
     rules = engine.create(name)
-    start = rules.start()
+    positions = _positions(rules)
 
-    @FAST
-    @given(st.one_of(st.text(max_size=40), st.lists(st.sampled_from(WORDS), max_size=4).map(" ".join)))
-    def parse(move_text: str) -> None:
-        try:
-            move = rules.parse(start, move_text)
-        except engine.IllegalMove as exc:
-            assert str(exc)  # a message the player can act on
-        else:
-            rules.apply(start, move)
+    @settings(FAST, max_examples=MOVE_INPUTS // BATCH // len(positions))
+    @given(st.lists(st.one_of(st.text(max_size=40), st.lists(st.sampled_from(WORDS), max_size=4).map(" ".join)),
+                    min_size=BATCH, max_size=BATCH))
+    def parse(move_texts: list[str]) -> None:
+        for pos in positions:
+            for move_text in move_texts:
+                try:
+                    move = rules.parse(pos, move_text)
+                except engine.IllegalMove as exc:
+                    assert str(exc)  # a message the player can act on
+                else:
+                    rules.apply(pos, move)
 
     parse()
 
