@@ -27,9 +27,14 @@ def default_name(address: str, display: str = "") -> str:
 
 
 def get_or_register(session: Session, address: str, now: datetime, display: str = "") -> Player:
-    """The player writing from `address`, created with a fresh secret on first contact."""
+    """The player writing from `address`, created with a fresh secret on first contact.
+
+    Someone registered by another's challenge takes the display name of their own first mail."""
     address = address.strip().lower()
     player = session.exec(select(Player).where(Player.address == address)).first()
+    if player is not None and display and player.name == default_name(address):
+        player.name = default_name(address, display)  # registered by a challenge; now we know their name
+        session.add(player)
     if player is None:
         player = Player(
             address=address,

@@ -141,3 +141,14 @@ def test_a_reply_to_any_of_our_mails_is_not_read_from_its_subject(server) -> Non
     server.send(reply_to(ALICE, declined, "games"))  # "Re: [pbem] Challenge #1: ..." is no command
     answer = server.last(ALICE)
     assert "not done" not in answer["Subject"] and "You have no game in progress" in flat(answer)
+
+
+def test_an_invited_player_takes_the_name_of_their_first_mail(server) -> None:
+    server.send(compose(ALICE, f"challenge ataxx {BOB}"))
+    assert "challenge #1" in flat(server.last(ALICE)).lower()
+    server.send(reply_to(f"Bob Stone <{BOB}>", server.last(BOB), "accept 1"))
+    assert "Bob Stone accepted your challenge #1" in flat(server.last(ALICE))
+    server.send(compose(f"Someone Else <{BOB}>", "name Robert"))
+    server.send(compose(f"Someone Else <{BOB}>", "games"))
+    with Session(server.engine) as session:
+        assert session.exec(select(Player).where(Player.address == BOB)).one().name == "Robert"
