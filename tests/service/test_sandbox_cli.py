@@ -34,17 +34,16 @@ def sandbox(tmp_path):
         stderr=open(tmp_path / "serve.log", "wb"),  # noqa: SIM115
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            break
-        except OSError:
-            assert proc.poll() is None, (tmp_path / "serve.log").read_text()
-            time.sleep(0.1)
+    deadline = time.monotonic() + 60
+    while "pbem serving" not in (tmp_path / "serve.log").read_text():  # listening and migrated
+        assert proc.poll() is None, (tmp_path / "serve.log").read_text()
+        assert time.monotonic() < deadline, "pbem serve did not start"
+        time.sleep(0.1)
     runner = CliRunner()
 
     def pbem(*args: str) -> str:
+        if args[:2] == ("sandbox", "send"):
+            args = (*args[:2], "--wait", "30", *args[2:])  # a busy machine may take longer than 10 s
         result = runner.invoke(main, ["-c", str(config), *args], catch_exceptions=False)
         assert result.exit_code == 0, result.output
         return " ".join(result.output.split())  # prose is wrapped at 72 columns
