@@ -45,14 +45,15 @@ def admin_migrate(ctx: click.Context) -> None:
     click.echo(f"database is up to date: {url}")
 
 
-def _engine(ctx: click.Context) -> Engine:
+def database(ctx: click.Context) -> Engine:
+    """The database of the `--config` given, migrated to the newest schema."""
     engine = make_engine(settings(ctx).db_url)
     migrate(engine)
     return engine
 
 
 def _session(ctx: click.Context) -> Session:
-    return Session(_engine(ctx))
+    return Session(database(ctx))
 
 
 def _echo_json(data: object) -> None:
@@ -103,7 +104,7 @@ def admin_extend(ctx: click.Context, game_id: int, days: float, reason: str) -> 
 
     conf = settings(ctx)
     templates = Templates(guard=lambda line: reader.classify(line) is not None)
-    with transaction(_engine(ctx)) as session:
+    with transaction(database(ctx)) as session:
         game = _game_or_fail(session, game_id)
         try:
             clock.extend(session, conf, templates, game, days, reason)
@@ -293,7 +294,7 @@ def _mail_both(session: Session, ctx: click.Context, game: Game, template: str, 
 def _change(ctx: click.Context, game_id: int, change) -> None:  # noqa: ANN001
     """Run `change(session, game)` in one transaction; a refused change leaves nothing behind."""
     try:
-        with transaction(_engine(ctx)) as session:
+        with transaction(database(ctx)) as session:
             change(session, _game_or_fail(session, game_id))
     except CommandError as exc:
         raise click.ClickException(exc.message) from None
@@ -384,7 +385,7 @@ def admin_resend(ctx: click.Context, game_id: int, reason: str, by: str) -> None
 
 
 def _set_banned(ctx: click.Context, address: str, banned: bool, reason: str, by: str) -> None:
-    with transaction(_engine(ctx)) as session:
+    with transaction(database(ctx)) as session:
         player = session.exec(select(Player).where(Player.address == address.strip().lower())).first()
         if player is None and banned:  # ban before first contact: the address never gets a reply
             player = players.get_or_register(session, address, now())
@@ -481,4 +482,4 @@ def admin_stats(ctx: click.Context, kind: str | None, as_json: bool) -> None:
         click.echo("no game has finished yet")
     click.echo("; ".join(f"{k.replace('_', ' ')} {v}" for k, v in service.items()))
 
-from pbem import admin_trust  # noqa: E402, F401  (registers quarantine, outbox and bounces)
+from pbem import admin_mail  # noqa: E402, F401  (registers quarantine, outbox and bounces)

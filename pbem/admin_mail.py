@@ -1,4 +1,4 @@
-"""`pbem admin quarantine|outbox|bounces`: what the trust and fault handling set aside for the operator."""
+"""`pbem admin quarantine|outbox|bounces`: the mail that could not be handled or delivered."""
 
 from __future__ import annotations
 
@@ -8,17 +8,11 @@ import click
 from sqlmodel import Session, select
 
 from pbem import quarantine as Q
-from pbem.admin import admin, settings
+from pbem.admin import admin, database, settings
 from pbem.clock import now
-from pbem.db import make_engine, migrate, transaction
+from pbem.db import transaction
 from pbem.models import Bounce, Outbox, Player, Quarantine
 from pbem.service import Service
-
-
-def _engine(ctx: click.Context):  # noqa: ANN202
-    engine = make_engine(settings(ctx).db_url)
-    migrate(engine)
-    return engine
 
 
 @admin.group("quarantine")
@@ -30,7 +24,7 @@ def quarantine_group() -> None:
 @click.pass_context
 def quarantine_list(ctx: click.Context) -> None:
     """List the quarantined messages."""
-    rows = Q.quarantined(_engine(ctx))
+    rows = Q.quarantined(database(ctx))
     for row in rows:
         click.echo(f"{row.id:<5} {row.updated_at:%Y-%m-%d %H:%M} {row.sender:<30} {row.subject[:30]:<30} {row.error[:60]}")
     if not rows:
@@ -42,7 +36,7 @@ def quarantine_list(ctx: click.Context) -> None:
 @click.pass_context
 def quarantine_show(ctx: click.Context, row_id: int) -> None:
     """Show one quarantined message: why, and its raw text."""
-    with Session(_engine(ctx)) as session:
+    with Session(database(ctx)) as session:
         row = session.get(Quarantine, row_id)
         if row is None:
             raise click.ClickException(f"there is no quarantined message #{row_id}")
@@ -55,7 +49,7 @@ def quarantine_show(ctx: click.Context, row_id: int) -> None:
 @click.pass_context
 def quarantine_retry(ctx: click.Context, row_id: int) -> None:
     """Process a quarantined message again (e.g. after a fix); the daemon sends the replies."""
-    engine = _engine(ctx)
+    engine = database(ctx)
     try:
         raw = Q.release(engine, row_id)
     except LookupError as exc:
@@ -76,7 +70,7 @@ def quarantine_retry(ctx: click.Context, row_id: int) -> None:
 def quarantine_drop(ctx: click.Context, row_id: int) -> None:
     """Forget a quarantined message; it is never read again."""
     try:
-        Q.drop(_engine(ctx), row_id)
+        Q.drop(database(ctx), row_id)
     except LookupError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"dropped #{row_id}")
@@ -89,7 +83,7 @@ def outbox_group(ctx: click.Context, failed: bool) -> None:
     """List the outbox (newest first); `outbox retry ID` sends a failed mail again."""
     if ctx.invoked_subcommand is not None:
         return
-    with Session(_engine(ctx)) as session:
+    with Session(database(ctx)) as session:
         query = select(Outbox).order_by(Outbox.id.desc()).limit(200)
         if failed:
             query = query.where(Outbox.status == "failed")
@@ -106,7 +100,7 @@ def outbox_group(ctx: click.Context, failed: bool) -> None:
 @click.pass_context
 def outbox_retry(ctx: click.Context, row_id: int) -> None:
     """Put a failed mail back in the queue (same Message-ID), to be sent at once."""
-    with transaction(_engine(ctx)) as session:
+    with transaction(database(ctx)) as session:
         row = session.get(Outbox, row_id)
         if row is None or row.status != "failed":
             raise click.ClickException(f"there is no failed mail #{row_id}")
@@ -119,7 +113,7 @@ def outbox_retry(ctx: click.Context, row_id: int) -> None:
 @click.pass_context
 def bounces(ctx: click.Context) -> None:
     """Bounces of our mails, by player: an address that bounces may be mistyped or gone."""
-    with Session(_engine(ctx)) as session:
+    with Session(database(ctx)) as session:
         rows = list(session.exec(select(Bounce).order_by(Bounce.id)))
         for row in rows:
             player = session.get(Player, row.player_id) if row.player_id else None
