@@ -33,7 +33,16 @@ class Help(Command):
                 raise CommandError(f'There is no command "{args[0][:40]}".', "Write help for the list.")
             ctx.reply("help_command.txt", command=command, help=command.help())
             return
-        ctx.reply("help.txt", commands=base.commands(), games=_game_list())
+        ctx.reply("help.txt", commands=sorted(base.commands(), key=_section), games=_game_list())
+
+
+# The help lists commands by what they are for: looking, starting, playing, records, time, you.
+_SECTIONS = ("info", "challenges", "play", "records", "time", "account")
+
+
+def _section(command: base.Command) -> int:
+    module = type(command).__module__.rpartition(".")[2]
+    return _SECTIONS.index(module) if module in _SECTIONS else len(_SECTIONS)
 
 
 def _game_list() -> list[dict[str, str]]:

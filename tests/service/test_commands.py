@@ -152,3 +152,14 @@ def test_an_invited_player_takes_the_name_of_their_first_mail(server) -> None:
     server.send(compose(f"Someone Else <{BOB}>", "games"))
     with Session(server.engine) as session:
         assert session.exec(select(Player).where(Player.address == BOB)).one().name == "Robert"
+
+
+def test_help_lists_every_command_grouped_by_purpose(server) -> None:
+    from pbem.commands import commands
+
+    server.send(compose(ALICE, "help"))
+    body = flat(server.last(ALICE))
+    positions = [body.index(f"- {c.syntax}") for c in commands()]  # every command is listed
+    assert len(positions) == len(commands())
+    assert body.index("- help [COMMAND]") < body.index("- challenge GAME") < body.index("- move [ID] MOVE")
+    assert body.index("- move [ID] MOVE") < body.index("- name NEW NAME")
