@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import email
 import email.policy
+import errno
 import logging
 import smtplib
 import sys
@@ -65,7 +66,15 @@ def serve(ctx: click.Context) -> None:
             f"  database {settings.db_url}\n  mailboxes in {sandbox_root(settings)}\n"
             f'  try: pbem sandbox send --from alice@example.org "challenge ataxx bob@example.org"'
         )
-    run(settings)
+    try:
+        run(settings)
+    except OSError as exc:
+        if settings.sandbox and exc.errno == errno.EADDRINUSE:
+            raise click.ClickException(
+                f"127.0.0.1:{settings.sandbox_port} is taken: is another `pbem serve` running? "
+                "Stop it, or set sandbox_port under [server] in a configuration file."
+            ) from None
+        raise
 
 
 @main.group()

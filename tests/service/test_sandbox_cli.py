@@ -71,3 +71,12 @@ def test_a_capture_go_game_in_the_sandbox(sandbox) -> None:
     assert "Black reached 1 capture" in out or "1 capture" in out
     to_bob = sandbox("sandbox", "inbox", BOB)
     assert "Game #1 is over" in to_bob and "Result: 1-0, Alice wins." in to_bob
+
+
+def test_a_second_sandbox_on_the_same_port_says_so(sandbox, tmp_path) -> None:
+    second = subprocess.run(
+        [sys.executable, "-m", "pbem.cli", "-c", str(tmp_path / "pbem.toml"), "serve"],
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+    )
+    assert second.returncode == 1
+    assert "is taken: is another `pbem serve` running?" in second.stderr
