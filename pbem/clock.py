@@ -241,11 +241,14 @@ def game_deadline(session: Session, game: Game) -> datetime | None:
     if game.status != "active" or game.turn_started_at is None:
         return None
     mover = session.get(Player, game.player_id(game.turn))
-    pauses = [(v.starts_at, v.ends_at) for v in vacations(session, mover.id, game.turn_started_at)]
+    return _deadline(game, mover, vacations(session, mover.id, game.turn_started_at))
+
+
+def _deadline(game: Game, mover: Player, holidays: list[Vacation]) -> datetime:
     return deadline(
         game.turn_started_at,
         game.days,
-        pauses,
+        [(v.starts_at, v.ends_at) for v in holidays],
         game.weekends_off,
         zone(mover.timezone),
         timedelta(seconds=game.clock_credit),
@@ -256,13 +259,14 @@ def view(session: Session, game: Game, viewer: Player | None) -> dict[str, Any] 
     """What a mail shows of the clock, in the viewer's zone (else that of the player on move)."""
     from pbem.models import Player
 
-    until = game_deadline(session, game)
-    if until is None:
+    if game.status != "active" or game.turn_started_at is None:
         return None
     at = now()
     mover = session.get(Player, game.player_id(game.turn))
+    holidays = vacations(session, mover.id, game.turn_started_at)  # one query serves both
+    until = _deadline(game, mover, holidays)
     tz = zone((viewer or mover).timezone)
-    away = current_vacation(session, mover, at)
+    away = next((v for v in holidays if v.starts_at <= at < v.ends_at), None)
     return {
         "when": when(until, tz),
         "left": left(until, at),

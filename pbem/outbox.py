@@ -11,7 +11,7 @@ import logging
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
 from pbem import faults, trust
@@ -35,12 +35,12 @@ def _thread(session: Session, player: Player, game: Game | None) -> tuple[str | 
     """In-Reply-To and References that keep a player's mails about one game in one thread."""
     if game is None or game.id is None:
         return None, []
-    mine = select(Outbox.message_id).where(Outbox.game_id == game.id).where(Outbox.player_id == player.id)
-    first = session.exec(mine.order_by(Outbox.id).limit(1)).first()
-    if first is None:
+    ours = (Outbox.game_id == game.id, Outbox.player_id == player.id)
+    ends = [select(agg(Outbox.id)).where(*ours).scalar_subquery() for agg in (func.min, func.max)]
+    rows = session.exec(select(Outbox.message_id).where(Outbox.id.in_(ends)).order_by(Outbox.id)).all()
+    if not rows:
         return None, []
-    last = session.exec(mine.order_by(Outbox.id.desc()).limit(1)).first()
-    return last, [first, last]
+    return rows[-1], [rows[0], rows[-1]]  # the thread's first mail and the newest
 
 
 def queue(
