@@ -91,22 +91,26 @@ class Daemon:
                 log.warning("mailbox unavailable: %s", exc)
                 await self._sleep(1.0)
                 continue
+            handled: list[str] = []
             for mail in mails:
                 if self.stop.is_set():
-                    return
+                    break
                 try:
-                    await asyncio.to_thread(self.process, mail.key, mail.data)
+                    if await asyncio.to_thread(self.process, mail.key, mail.data):
+                        handled.append(mail.key)
                 except Exception:  # e.g. the database went away: log, and read the message again later
                     log.exception("message %s could not be handled", mail.key)
                     await self._sleep(1.0)
                     break
+            if handled:  # one IMAP command for the batch, after every one of its commits
+                await asyncio.to_thread(self._done, handled)
             if not mails:
                 await asyncio.to_thread(self.source.wait, 5.0)
 
-    def process(self, key: str, data: bytes) -> None:
-        """Handle one message, then mark it done; a message that keeps failing is quarantined.
-
-        Tries are counted in the database before each one, so a crash loop ends too."""
+    def process(self, key: str, data: bytes) -> bool:
+        """Handle one message; True when it is finished with (handled, a repeat, or quarantined)
+        and may be marked done in the mailbox. Tries are counted in the database before each
+        one, so a message that keeps killing the process is quarantined too."""
         result = None
         if not quarantine.admit(self.engine, data, MAX_TRIES):
             log.error("message %s quarantined after %d tries", key, MAX_TRIES)
@@ -117,18 +121,21 @@ class Daemon:
             except Exception as exc:
                 log.exception("message %s failed", key)
                 if not quarantine.failed(self.engine, data, f"{type(exc).__name__}: {exc}", MAX_TRIES):
-                    return
+                    return False
                 self.service.set_aside(data, "quarantined")
             else:
                 quarantine.succeeded(self.engine, data)
         faults.crash_point("after-commit")
-        try:
-            self.source.done(key)
-        except MailboxUnavailable as exc:  # read again later; the store drops the repeat
-            log.warning("could not mark %s done: %s", key, exc)
         if result is not None:
             log.info("message %s: %s", result.message_id, result.status)
         self._loop.call_soon_threadsafe(self.outbox_wake.set)
+        return True
+
+    def _done(self, keys: list[str]) -> None:
+        try:
+            self.source.done_all(keys)
+        except MailboxUnavailable as exc:  # read again later; the store drops the repeats
+            log.warning("could not mark %d messages done: %s", len(keys), exc)
 
     async def _clock(self) -> None:
         """Reminders and forfeits: one round at start (catching up after downtime), then periodically."""

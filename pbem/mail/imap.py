@@ -134,21 +134,32 @@ class ImapSource:
 
     def done(self, key: str) -> None:
         """Move the message to the processed folder (UID MOVE), or flag it when there is none."""
-        if not key.isdigit() or int(key) == 0:
-            raise ValueError(f"not an IMAP UID: {key!r}")
+        self.done_all([key])
+
+    def done_all(self, keys: list[str]) -> None:
+        """Mark a batch processed with one command (`UID MOVE 4,7,9`)."""
+        for key in keys:
+            if not key.isdigit() or int(key) == 0:
+                raise ValueError(f"not an IMAP UID: {key!r}")
         with self._lock:
             mailbox = self._connected()
-            if self._issued.get(key, self._uidvalidity) != self._uidvalidity:
-                # The folder was recreated: this UID may now name another message. Leave it; the
-                # message is fetched again and the store recognises it by its message key.
-                log.warning("IMAP UIDVALIDITY changed; not marking stale UID %s as done", key)
-                del self._issued[key]
+            current = []
+            for key in keys:
+                if self._issued.get(key, self._uidvalidity) == self._uidvalidity:
+                    current.append(key)
+                else:
+                    # The folder was recreated: this UID may now name another message. Leave it; the
+                    # message is fetched again and the store recognises it by its message key.
+                    log.warning("IMAP UIDVALIDITY changed; not marking stale UID %s as done", key)
+                    del self._issued[key]
+            if not current:
                 return
             try:
-                self._mark_done(mailbox, key)
+                self._mark_done(mailbox, ",".join(current))
             except _CONNECTION_ERRORS as exc:
                 raise self._lost(exc) from exc
-            self._issued.pop(key, None)
+            for key in current:
+                self._issued.pop(key, None)
             self._succeeded()
 
     def wait(self, timeout: float) -> None:
@@ -284,27 +295,31 @@ class ImapSource:
             found.update(_parse_fetch(data))
         return [RawMail(key=str(uid), data=found[uid]) for uid in uids if uid in found]
 
-    def _mark_done(self, mailbox: BaseMailBox, key: str) -> None:
+    def _mark_done(self, mailbox: BaseMailBox, uids: str) -> None:
+        """Move or flag `uids`, one UID or a set like `4,7,9`."""
         client = mailbox.client
         target = self.settings.processed_folder
         if target is None:
-            self._ok(client.uid("STORE", key, "+FLAGS.SILENT", f"({self._keyword})"), "UID STORE")
+            self._ok(client.uid("STORE", uids, "+FLAGS.SILENT", f"({self._keyword})"), "UID STORE")
             return
         self._ensure_processed_folder(mailbox)
         folder = encode_folder(target)
         if "MOVE" in self._capabilities:
-            result = client.uid("MOVE", key, folder)
+            result = client.uid("MOVE", uids, folder)
             if _expunged_elsewhere(result):
+                if "," in uids:  # another daemon took some of the batch: move the rest one by one
+                    for uid in uids.split(","):
+                        self._mark_done(mailbox, uid)
                 return  # another daemon on this mailbox moved it first: done all the same
             self._ok(result, f"UID MOVE to {target}")
         elif "UIDPLUS" in self._capabilities:
-            self._ok(client.uid("COPY", key, folder), f"UID COPY to {target}")
-            self._ok(client.uid("STORE", key, "+FLAGS.SILENT", r"(\Deleted)"), "UID STORE")
-            self._ok(client.uid("EXPUNGE", key), "UID EXPUNGE")
+            self._ok(client.uid("COPY", uids, folder), f"UID COPY to {target}")
+            self._ok(client.uid("STORE", uids, "+FLAGS.SILENT", r"(\Deleted)"), "UID STORE")
+            self._ok(client.uid("EXPUNGE", uids), "UID EXPUNGE")
         else:
             # Without UIDPLUS only a mailbox-wide EXPUNGE could remove it: keep it, flagged.
-            self._ok(client.uid("COPY", key, folder), f"UID COPY to {target}")
-            self._ok(client.uid("STORE", key, "+FLAGS.SILENT", f"({self._keyword})"), "UID STORE")
+            self._ok(client.uid("COPY", uids, folder), f"UID COPY to {target}")
+            self._ok(client.uid("STORE", uids, "+FLAGS.SILENT", f"({self._keyword})"), "UID STORE")
 
     def _ensure_processed_folder(self, mailbox: BaseMailBox) -> None:
         if self._processed_checked:

@@ -155,6 +155,10 @@ class MaildirSource:
             return
         raise KeyError(f"no message {key!r} in {self.path.name}")
 
+    def done_all(self, keys: list[str]) -> None:
+        for key in keys:
+            self.done(key)
+
     def wait(self, timeout: float) -> None:
         """Poll until a message arrives that the last fetch did not return, or `timeout` passes."""
         deadline = time.monotonic() + max(timeout, 0.0)

@@ -29,6 +29,10 @@ class MailSource(Protocol):
         """Mark one message processed (after its transaction committed)."""
         ...
 
+    def done_all(self, keys: list[str]) -> None:
+        """Mark several messages processed at once (after each one's transaction committed)."""
+        ...
+
     def wait(self, timeout: float) -> None:
         """Block until new mail may have arrived or `timeout` seconds passed."""
         ...

@@ -110,6 +110,21 @@ def test_two_sources_on_one_mailbox_both_mark_a_message_done(mailrig: MailRig) -
 
 
 @integration
+def test_done_all_moves_a_batch_even_when_another_source_took_part_of_it(mailrig: MailRig) -> None:
+    raws = [make_mail(f"batch {i}") for i in range(3)]
+    for raw in raws:
+        mailrig.deliver("game", raw, sender="bob@example.test")
+    with ImapSource(mailrig.imap_settings("game")) as one, ImapSource(mailrig.imap_settings("game")) as two:
+        batch = two.fetch()
+        one.fetch()
+        one.done(batch[1].key)  # another daemon finished the middle one first
+        two.done_all([m.key for m in batch])  # one UID MOVE, refused in part, then one by one
+        assert two.fetch() == []
+    assert sorted(mailrig.messages("game", "Processed")) == sorted(lmtp_copy(raw) for raw in raws)
+    assert mailrig.messages("game") == []
+
+
+@integration
 def test_done_flags_the_message_when_there_is_no_processed_folder(mailrig: MailRig) -> None:
     for i in range(2):
         mailrig.deliver("game", make_mail(f"flag {i}"), sender="bob@example.test")
