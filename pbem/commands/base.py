@@ -89,7 +89,19 @@ class Command:
 
     @classmethod
     def help(cls) -> str:
-        return inspect.cleandoc(cls.__doc__ or cls.summary)
+        """The docstring, its prose joined into paragraphs (the mail is wrapped to fit), its
+        `Write:` / `or:` example lines kept as they are."""
+        lines: list[str] = []
+        prose: list[str] = []
+        for line in [*inspect.cleandoc(cls.__doc__ or cls.summary).splitlines(), ""]:
+            if line.strip() and not line.lstrip().startswith(("Write:", "or:")):
+                prose.append(line.strip())
+                continue
+            if prose:
+                lines.append(" ".join(prose))
+                prose = []
+            lines.append(line)
+        return "\n".join(lines).strip()
 
 
 COMMANDS: dict[str, Command] = {}

@@ -60,7 +60,7 @@ class ChallengeCommand(Command):
 
     Write: challenge ataxx bob@example.org
        or: challenge capturego bob@example.org size=13 target=5 colour=black
-       or: challenge ataxx variant=infection blocks=c3,e3,c5,e5   (open to anyone)
+       or: challenge ataxx variant=infection blocks=cross   (open to anyone)
     Options: variant= (ataxx, infection, assimilation; myriades, infinito), colour= (your
     side, or first, second, random), days= (per move, 1 to 30, default 7), weekends=off (the
     clock stops on Saturdays and Sundays), and the game's own options, which "rules GAME" lists.

@@ -163,3 +163,13 @@ def test_help_lists_every_command_grouped_by_purpose(server) -> None:
     assert len(positions) == len(commands())
     assert body.index("- help [COMMAND]") < body.index("- challenge GAME") < body.index("- move [ID] MOVE")
     assert body.index("- move [ID] MOVE") < body.index("- name NEW NAME")
+
+
+def test_every_help_text_fits_a_narrow_client(server) -> None:
+    from pbem.commands import commands
+
+    for command in commands():
+        server.send(compose(ALICE, f"help {command.name}"))
+        body = text(server.last(ALICE))
+        assert command.syntax in body
+        assert all(len(line) <= 72 for line in body.splitlines()), command.name
