@@ -14,14 +14,27 @@ from pbem.watchers import watchers
 def play_move(ctx: Context, game: Game, text: str) -> None:
     """Play one move and tell both players; the shared path of `move`, `pass` and a bare move."""
     ctx.game_hint = game.id
+    rules = G.rules_of(game)
+    before = rules.outcome(rules.load(game.state)).scores
     record = G.play(ctx.session, game, ctx.player, text, ctx.envelope.message_id, now())
+    taken = _taken(rules, record.side, before, rules.outcome(rules.load(game.state)).scores)
     ctx.inbound.game_id = game.id
     opponent = G.opponent(ctx.session, game, ctx.player)
-    ctx.reply("moved.txt", game=game_view(ctx.session, game, ctx.player), move=record.notation)
+    ctx.reply("moved.txt", game=game_view(ctx.session, game, ctx.player), move=record.notation, taken=taken)
     template = "game_over.txt" if game.status == "finished" else "your_move.txt"
-    ctx.notify(template, opponent, game, game=game_view(ctx.session, game, opponent))
+    ctx.notify(template, opponent, game, game=game_view(ctx.session, game, opponent), taken=taken)
     for watcher in watchers(ctx.session, game):
         ctx.notify("watched_move.txt", watcher, game, game=game_view(ctx.session, game, watcher))
+
+
+def _taken(rules, side: int, before: tuple[int, int], after: tuple[int, int]) -> int:  # noqa: ANN001
+    """How many of the opponent's pieces a move turned (Ataxx) or stones it captured (Go), as the
+    engine's scores tell; 0 where the score is not a count of the opponent's losses."""
+    if rules.score_unit == "pieces":
+        return max(before[1 - side] - after[1 - side], 0)
+    if rules.score_unit == "captures":
+        return max(after[side] - before[side], 0)
+    return 0
 
 
 @register

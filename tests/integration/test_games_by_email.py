@@ -37,7 +37,7 @@ GAMES = [
 ]
 SUBJECT = re.compile(r"\[pbem #(\d+)\]")
 LAST = re.compile(r"The last move was (.+?) by \S+\.")
-PLAYED = re.compile(r"^(.+?) played (.+?)\. Your move", re.MULTILINE)
+PLAYED = re.compile(r"(\S+) played (.+?)(?: and (?:took|captured) \d+ of your \w+)?\. Your move")
 
 
 def _greedy_ataxx(rules, pos, rng):
@@ -83,7 +83,7 @@ class Bot:
                 continue
             if "your move" not in subject:
                 continue
-            played = PLAYED.search(body)
+            played = PLAYED.search(" ".join(body.split()))  # prose may be wrapped
             if played:
                 self.positions[gid], _ = rules.play(self.positions[gid], played.group(2))
             pos = self.positions[gid]

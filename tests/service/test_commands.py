@@ -173,3 +173,11 @@ def test_every_help_text_fits_a_narrow_client(server) -> None:
         body = text(server.last(ALICE))
         assert command.syntax in body
         assert all(len(line) <= 72 for line in body.splitlines()), command.name
+
+
+def test_a_move_mail_says_what_the_move_took(server) -> None:
+    start_game(server, "capturego", "size=5 target=2 colour=black")
+    for who, move in [(ALICE, "c3"), (BOB, "a1"), (ALICE, "a2"), (BOB, "e5"), (ALICE, "b1")]:
+        server.send(reply_to(who, server.last(who), move))
+    assert "alice played b1 and captured 1 of your stones. Your move, bob" in flat(server.last(BOB))
+    assert "You played b1 and captured 1 of bob's stones in game #1" in flat(server.last(ALICE))
