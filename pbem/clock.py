@@ -330,7 +330,7 @@ def _check(session: Session, settings: Settings, templates: Templates, game: Gam
         return None
     mover = session.get(Player, game.player_id(game.turn))
     if at >= until:
-        G.finish(session, game, 1 - game.turn, f"{mover.name} ran out of time", at)
+        G.finish(session, game, 1 - game.turn, f"{mover.name} ran out of time", at, ending="time")
         for player in G.players(session, game):
             view_ = game_view(session, game, player)
             outbox.queue(session, settings, templates, player, [("game_over.txt", {"game": view_})], game=game)

@@ -142,16 +142,25 @@ def play(
     touch(game, now)
     outcome = rules.outcome(after)
     if outcome.over:
-        finish(session, game, outcome.winner, outcome.reason, now)
+        finish(session, game, outcome.winner, outcome.reason, now, ending="rules")
     session.add(game)
     return record
 
 
-def finish(session: Session, game: Game, winner: int | None, reason: str, now: datetime) -> None:
-    """End a game: by the rules, resignation, agreement, time or adjudication.
+ENDINGS = ("rules", "resignation", "agreement", "time", "adjudication")
+
+
+def finish(
+    session: Session, game: Game, winner: int | None, reason: str, now: datetime, *, ending: str
+) -> None:
+    """End a game: by the rules, resignation, agreement, time or adjudication (`ending`, one of
+    ENDINGS; `reason` is the sentence players read).
 
     Every ending goes through here, so whatever must follow an ending happens once."""
+    if ending not in ENDINGS:
+        raise ValueError(f"unknown ending {ending!r}")
     game.status = "finished"
+    game.ending = ending
     game.winner = winner
     game.result = RESULTS[winner]
     game.reason = reason[:200]
@@ -164,7 +173,7 @@ def finish(session: Session, game: Game, winner: int | None, reason: str, now: d
 def adjudicate(session: Session, game: Game, winner: int | None, reason: str, now: datetime) -> None:
     """The operator decides a game still in progress (`winner` None for a draw)."""
     _require_active(game)
-    finish(session, game, winner, f"adjudicated: {reason}", now)
+    finish(session, game, winner, f"adjudicated: {reason}", now, ending="adjudication")
 
 
 def cancel(session: Session, game: Game, reason: str, now: datetime) -> None:

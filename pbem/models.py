@@ -58,6 +58,7 @@ class Game(SQLModel, table=True):
     winner: int | None = None  # side, None for a draw or an unfinished game
     result: str | None = Field(default=None, max_length=10)  # "1-0", "0-1", "1/2-1/2"
     reason: str | None = Field(default=None, max_length=200)
+    ending: str | None = Field(default=None, max_length=20)  # rules resignation agreement time adjudication
     created_at: datetime
     updated_at: datetime
     days: int = 7  # time control: days per move (see pbem/clock.py)

@@ -44,12 +44,8 @@ def _sgf_result(game: Game, rules: engine.Rules) -> str | None:
     if game.winner is None:
         return "0"
     colour = "B" if rules.sides[game.winner] == "black" else "W"
-    reason = (game.reason or "").lower()
-    if "resign" in reason:
-        return f"{colour}+R"
-    if "time" in reason:
-        return f"{colour}+T"
-    return f"{colour}+F" if "adjudicat" in reason or "forfeit" in reason else None
+    how = {"resignation": "R", "time": "T", "adjudication": "F"}.get(game.ending or "")
+    return f"{colour}+{how}" if how else None
 
 
 def _options_text(options: dict[str, Any]) -> str:

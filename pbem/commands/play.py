@@ -107,7 +107,7 @@ class Resign(Command):
     def run(self, ctx: Context, args: list[str], line: str) -> None:
         game = _my_game(ctx, args)
         side = game.side_of(ctx.player.id)
-        G.finish(ctx.session, game, 1 - side, f"{ctx.player.name} resigned", now())
+        G.finish(ctx.session, game, 1 - side, f"{ctx.player.name} resigned", now(), ending="resignation")
         ctx.session.add(game)
         _end(ctx, game)
 
@@ -129,7 +129,7 @@ class Draw(Command):
         game = _my_game(ctx, args)
         side = game.side_of(ctx.player.id)
         if game.draw_offer == 1 - side:
-            G.finish(ctx.session, game, None, "draw agreed", now())
+            G.finish(ctx.session, game, None, "draw agreed", now(), ending="agreement")
             ctx.session.add(game)
             _end(ctx, game)
             return

@@ -13,6 +13,7 @@ from pbem import outbox, records
 from pbem.models import Game
 from pbem.present import game_view
 from pbem.templates import Templates
+from tests.admin.conftest import NOW
 
 
 def _export(db, game_id: int) -> records.Record:
@@ -89,3 +90,17 @@ def test_the_game_over_mail_carries_the_record(db) -> None:
     (attachment,) = mail.iter_attachments()
     assert attachment.get_filename() == f"pbem-{game_id}.sgf"
     assert sgf.Sgf_game.from_bytes(attachment.get_content()).get_size() == 7
+
+
+def test_the_sgf_result_says_how_the_game_ended(db) -> None:
+    """RE[] from the stored kind of ending, never from the sentence players read."""
+    from pbem.db import transaction
+
+    endings = {"resignation": "W+R", "time": "W+T", "adjudication": "W+F", "agreement": "0"}
+    for ending, expected in endings.items():
+        game_id = db.game("capturego", ["d4", "e5"], {"size": 9})
+        with transaction(db.engine) as session:
+            game = session.get(Game, game_id)
+            winner = None if ending == "agreement" else 1
+            G.finish(session, game, winner, "Timothy Resignation made his move", NOW, ending=ending)
+        assert f"RE[{expected}]" in _export(db, game_id).text, ending
