@@ -40,6 +40,7 @@ class Settings:
     sandbox_port: int = 2525
     outbox_interval: float = 2.0
     outbox_lease: float = 120.0  # seconds a daemon holds the mails it is sending
+    smtp_connections: int = 4  # mails sent side by side, each connection reused for many
     max_attempts: int = 12
     retry_base: float = 30.0
     max_error_replies_per_day: int = 10  # per address; beyond it, silence (trust.py)

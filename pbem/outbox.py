@@ -7,7 +7,9 @@ sends one recipient each, and reschedules temporary failures with exponential ba
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections import deque
 from datetime import timedelta
 from typing import Any
 
@@ -144,23 +146,32 @@ def claim(engine: Engine, limit: int, lease: float = 120.0) -> list[tuple[int, s
 
 
 async def deliver_due(engine: Engine, settings: Settings, limit: int = 50) -> int:
-    """Send every due outbox row once, on one SMTP connection; returns how many were sent."""
+    """Send every due outbox row once, over a few SMTP connections side by side (each reused
+    for many mails); returns how many were sent. A temporary failure ends the round: the
+    rows not yet tried are given back at once, the failed one waits for its backoff."""
+    rows = deque(claim(engine, limit, settings.outbox_lease))
     sent = 0
-    rows = claim(engine, limit, settings.outbox_lease)
-    async with smtp.Connection(settings.smtp) as connection:
-        for index, (row_id, recipient, data) in enumerate(rows):
-            error: smtp.DeliveryError | None = None
-            try:
-                await connection.send(settings.address, recipient, data)
-                faults.crash_point("after-smtp")
-            except smtp.DeliveryError as exc:
-                error = exc
-            _record(engine, settings, row_id, recipient, error)
-            if error is None:
-                sent += 1
-            if error is not None and not isinstance(error, smtp.PermanentFailure):
-                _release(engine, [row_id for row_id, _, _ in rows[index + 1 :]])
-                break  # the server is down or refuses us: stop this round, keep the order
+    halted = False
+
+    async def worker() -> None:
+        nonlocal sent, halted
+        async with smtp.Connection(settings.smtp) as connection:
+            while rows and not halted:
+                row_id, recipient, data = rows.popleft()
+                error: smtp.DeliveryError | None = None
+                try:
+                    await connection.send(settings.address, recipient, data)
+                    faults.crash_point("after-smtp")
+                except smtp.DeliveryError as exc:
+                    error = exc
+                _record(engine, settings, row_id, recipient, error)
+                if error is None:
+                    sent += 1
+                elif not isinstance(error, smtp.PermanentFailure):
+                    halted = True  # the server is down or refuses us: stop this round
+
+    await asyncio.gather(*(worker() for _ in range(min(settings.smtp_connections, len(rows)))))
+    _release(engine, [row_id for row_id, _, _ in rows])
     return sent
 
 
