@@ -176,9 +176,10 @@ def test_a_message_that_keeps_failing_is_quarantined_and_can_be_retried(server, 
     raw = compose(ALICE, "help")
     real = daemon.service.handle
     monkeypatch.setattr(daemon.service, "handle", lambda data: (_ for _ in ()).throw(_Boom("disk on fire")))
-    for _ in range(quarantine.MAX_TRIES):
-        daemon.process("k1", raw)
-    assert daemon.source.marked == ["k1"]  # set aside: the loop goes on
+    finished = [daemon.process("k1", raw) for _ in range(quarantine.MAX_TRIES)]
+    assert finished == [False] * (quarantine.MAX_TRIES - 1) + [True]  # set aside: the loop goes on
+    daemon._done(["k1"])
+    assert daemon.source.marked == ["k1"]  # and the mailbox is told
     (row,) = quarantine.quarantined(server.engine)
     assert row.tries == quarantine.MAX_TRIES and "disk on fire" in row.error and row.raw == raw
     assert server.count() == 0
@@ -226,6 +227,9 @@ class _Source:
 
     def done(self, key: str) -> None:
         self.marked.append(key)
+
+    def done_all(self, keys: list[str]) -> None:
+        self.marked.extend(keys)
 
     def close(self) -> None:
         pass
