@@ -25,6 +25,7 @@ from pbem import players
 from pbem.clock import now
 from pbem.db import transaction
 from pbem.models import Challenge, Outbox
+from tests.integration.lines import script
 from tests.mailrig import MailRig
 from tests.service.mailer import compose
 
@@ -48,20 +49,6 @@ def machine() -> str:
                 model = line.split(":", 1)[1].strip()
                 break
     return f"{os.cpu_count()} CPUs, {model}, Python {platform.python_version()}"
-
-
-def script(rules: engine.Rules, rng: random.Random, plies: int) -> list[str]:
-    """`plies` legal moves from the start that leave the game in progress."""
-    while True:
-        pos, texts = rules.start(), []
-        for _ in range(plies):
-            move = rules.sample(pos, rng.choice)
-            texts.append(rules.format(pos, move))
-            pos = rules.apply(pos, move)
-            if rules.outcome(pos).over:
-                break
-        if len(texts) == plies and not rules.outcome(pos).over:
-            return texts
 
 
 def prepare_games(db: Engine, rig: MailRig, games: int, plies: int, people: int = 20, seed: int = 1

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import random
 import tempfile
 import time
 from pathlib import Path
@@ -25,6 +26,7 @@ from pbem.db import make_engine, migrate, transaction
 from pbem.models import Game, Move
 from pbem.service import Service
 from tests.databases import throwaway
+from tests.integration.lines import script
 from tests.mailrig import MailRig
 
 CHUNK = 5000
@@ -33,7 +35,7 @@ CHUNK = 5000
 def fill(db: Engine, stored: int, plies: int, people: list[int]) -> int:
     """`stored` games, 9 in 10 finished, each with `plies` moves; returns the rows' move count."""
     rules = engine.create(C.KIND, {})
-    texts = C.script(rules, __import__("random").Random(5), plies)
+    texts = script(rules, random.Random(5), plies)
     pos = rules.start()
     for t in texts:
         pos, _ = rules.play(pos, t)

@@ -28,6 +28,7 @@ from pbem.clock import now
 from pbem.db import make_engine, migrate, transaction
 from pbem.models import Challenge, Game, InboundMessage, Move, Outbox, Quarantine
 from tests.integration.daemon import DaemonProcess
+from tests.integration.lines import script
 from tests.service.mailer import compose, parse
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -42,20 +43,6 @@ PLANS = [
 
 
 # --- games and players ----------------------------------------------------------------------------
-
-
-def _script(rules: engine.Rules, rng: random.Random, plies: int) -> list[str]:
-    """A legal line of play of `plies` moves that does not end the game early."""
-    while True:
-        pos, texts = rules.start(), []
-        for _ in range(plies):
-            move = rules.sample(pos, rng.choice)
-            texts.append(rules.format(pos, move))
-            pos = rules.apply(pos, move)
-            if rules.outcome(pos).over:
-                break
-        if len(texts) == plies and not rules.outcome(pos).over:
-            return texts
 
 
 class Table:
@@ -77,7 +64,7 @@ class Table:
                 session.flush()
                 game = G.start(session, challenge, second, first, now())
                 self.sides[game.id] = [(first.address, first.secret), (second.address, second.secret)]
-        self.scripts = {gid: _script(self.rules, rng, plies) for gid in self.sides}
+        self.scripts = {gid: script(self.rules, rng, plies) for gid in self.sides}
         self.sent: dict[int, list[str]] = {gid: [] for gid in self.sides}  # Message-IDs of the move mails
 
     def applied(self) -> dict[int, int]:
@@ -88,11 +75,11 @@ class Table:
     def move_on(self, applied: dict[int, int], limit: int | None = None, via_smtp: bool = True) -> int:
         """Mail the next move of every game whose last move is in (up to `limit` plies); returns how many."""
         mailed = 0
-        for gid, script in self.scripts.items():
+        for gid, line in self.scripts.items():
             ply = applied[gid]
-            if ply < min(len(script), limit or len(script)) and len(self.sent[gid]) == ply:
+            if ply < min(len(line), limit or len(line)) and len(self.sent[gid]) == ply:
                 address, secret = self.sides[gid][ply % 2]
-                raw = compose(address, script[ply], subject=f"Re: [pbem #{gid}] ataxx")
+                raw = compose(address, line[ply], subject=f"Re: [pbem #{gid}] ataxx")
                 target = f"game+g{gid}-{secret}@{self.rig.domain}"
                 if via_smtp:
                     with smtplib.SMTP(self.rig.host, self.rig.smtp_port, timeout=10) as smtp:
@@ -104,7 +91,7 @@ class Table:
         return mailed
 
     def finished(self, applied: dict[int, int]) -> bool:
-        return all(applied[gid] == len(script) for gid, script in self.scripts.items())
+        return all(applied[gid] == len(line) for gid, line in self.scripts.items())
 
     def play_to(self, plies: int, daemon: DaemonProcess, timeout: float = 30, via_smtp: bool = True) -> None:
         """Play every game until `plies` moves are in, failing with the daemon's log when stuck."""
@@ -141,12 +128,12 @@ def _check_exactly_once(db, table: Table) -> None:
         moves = session.exec(select(Move).order_by(Move.game_id, Move.ply)).all()
         assert not [k for k, n in Counter((m.game_id, m.ply) for m in moves).items() if n > 1]
         assert not [k for k, n in Counter(m.message_id for m in moves).items() if n > 1]
-        for gid, script in table.scripts.items():
+        for gid, line in table.scripts.items():
             mine = [m for m in moves if m.game_id == gid]
-            assert [m.notation for m in mine] == script, f"game {gid}: the moves differ from what was sent"
+            assert [m.notation for m in mine] == line, f"game {gid}: the moves differ from what was sent"
             assert [m.message_id for m in mine] == table.sent[gid]
             game = session.get(Game, gid)
-            assert game.ply == len(script)
+            assert game.ply == len(line)
             assert table.rules.load(game.state) == G.replay(game, [m.notation for m in mine])
         inbound = session.exec(select(InboundMessage.message_id)).all()
         assert sorted(inbound) == sorted(mid for ids in table.sent.values() for mid in ids)

@@ -24,6 +24,7 @@ from pbem.db import make_engine, migrate, transaction
 from pbem.models import Challenge, Game, InboundMessage, Move, Outbox
 from tests.databases import throwaway
 from tests.integration.daemon import DaemonProcess
+from tests.integration.lines import script
 from tests.service.mailer import compose, parse
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -32,20 +33,6 @@ DAEMONS = 3
 GAMES = 10
 PLIES = 50  # per game: 500 moves in all
 PAIRS = [("alice", "bob"), ("carol", "dave"), ("alice", "carol"), ("bob", "dave"), ("dave", "alice")]
-
-
-def _script(rules: engine.Rules, rng: random.Random, plies: int) -> list[str]:
-    """A legal line of play of `plies` moves that does not end the game early."""
-    while True:
-        pos, texts = rules.start(), []
-        for _ in range(plies):
-            move = rules.sample(pos, rng.choice)
-            texts.append(rules.format(pos, move))
-            pos = rules.apply(pos, move)
-            if rules.outcome(pos).over:
-                break
-        if len(texts) == plies and not rules.outcome(pos).over:
-            return texts
 
 
 def _prepare(db, rig) -> list[tuple[int, list[tuple[str, str]]]]:
@@ -76,7 +63,7 @@ def test_three_daemons_apply_each_move_once_and_deliver_every_mail(mailrig, tmp_
     prepared = _prepare(db, mailrig)
     rng = random.Random(7)
     rules = engine.create("ataxx", {})
-    scripts = {gid: _script(rules, rng, PLIES) for gid, _ in prepared}
+    scripts = {gid: script(rules, rng, PLIES) for gid, _ in prepared}
     sides = dict(prepared)
     daemons = [DaemonProcess(mailrig, tmp_path / f"pbem{i}", database_url) for i in range(DAEMONS)]
     for daemon in daemons:
@@ -92,11 +79,11 @@ def test_three_daemons_apply_each_move_once_and_deliver_every_mail(mailrig, tmp_
                 if all(applied[gid] == PLIES for gid in scripts):
                     break
                 assert time.monotonic() < deadline, f"stuck at {applied}\n{daemons[0].log_tail()}"
-                for gid, script in scripts.items():
+                for gid, line in scripts.items():
                     ply = applied[gid]
                     if ply < PLIES and len(sent[gid]) == ply:  # the last move is in: send the next one
                         address, secret = sides[gid][ply % 2]
-                        raw = compose(address, script[ply], subject=f"Re: [pbem #{gid}] ataxx")
+                        raw = compose(address, line[ply], subject=f"Re: [pbem #{gid}] ataxx")
                         target = f"game+g{gid}-{secret}"
                         mailrig.deliver(target, raw, sender=address)
                         if rng.random() < 0.2:  # the same mail twice, as a retrying MTA may
@@ -125,12 +112,12 @@ def test_three_daemons_apply_each_move_once_and_deliver_every_mail(mailrig, tmp_
         assert len(moves) == GAMES * PLIES
         assert not [k for k, n in Counter((m.game_id, m.ply) for m in moves).items() if n > 1]
         assert not [k for k, n in Counter(m.message_id for m in moves).items() if n > 1]
-        for gid, script in scripts.items():
+        for gid, line in scripts.items():
             mine = [m for m in moves if m.game_id == gid]
-            assert [m.notation for m in mine] == script, f"game {gid}: moves differ from what was sent"
+            assert [m.notation for m in mine] == line, f"game {gid}: moves differ from what was sent"
             assert [m.message_id for m in mine] == sent[gid]
             game = session.get(Game, gid)
-            assert game.ply == PLIES and rules.load(game.state) == G.replay(game, script)
+            assert game.ply == PLIES and rules.load(game.state) == G.replay(game, line)
         inbound = session.exec(select(InboundMessage.message_id)).all()
         assert sorted(inbound) == sorted(mid for ids in sent.values() for mid in ids)
         # At least once: every outbox row sent, and each one is in its recipient's mailbox.
