@@ -103,8 +103,7 @@ def start(session: Session, challenge: Challenge, acceptor: Player, first: Playe
 
 def require_turn(game: Game, player: Player) -> int:
     """The player's side, if the game is on and it is their move; else a clear error."""
-    if game.status != "active":
-        raise CommandError(f"Game #{game.id} is over ({game.result}, {game.reason}).", game=game)
+    require_active(game)
     side = game.side_of(player.id)
     if side != game.turn:
         raise CommandError(f"It is not your move in game #{game.id}; your opponent is on move.", game=game)
@@ -212,8 +211,17 @@ def undo(session: Session, game: Game, plies: int, now: datetime) -> list[Move]:
 
 
 def _require_active(game: Game) -> None:
+    """For the operator: the game must be in progress."""
     if game.status != "active":
         raise CommandError(f"Game #{game.id} is not in progress ({game.status} {game.result or ''}).".strip())
+
+
+def require_active(game: Game) -> None:
+    """A game still in progress, else an error that says how it ended."""
+    if game.status == "finished":
+        raise CommandError(f"Game #{game.id} is over ({game.result}, {game.reason}).", game=game)
+    if game.status != "active":
+        raise CommandError(f"Game #{game.id} is not in progress ({game.status}).", game=game)
 
 
 def touch(game: Game, now: datetime) -> None:

@@ -79,8 +79,7 @@ class Pass(Command):
 def _my_game(ctx: Context, args: list[str]) -> Game:
     game_id, _ = split_game(args)
     game = G.find_game(ctx.session, ctx.player, game_id, ctx.game_hint)
-    if game.status != "active":
-        raise CommandError(f"Game #{game.id} is already over ({game.result}, {game.reason}).", "", game)
+    G.require_active(game)
     ctx.game_hint = game.id
     ctx.inbound.game_id = game.id
     return game

@@ -108,8 +108,7 @@ class Watch(Command):
         game = _watched(ctx, args, "watch 42")
         if game.side_of(ctx.player.id) is not None:
             raise CommandError(f"You play in game #{game.id}: you get its boards already.", "", game)
-        if game.status != "active":
-            raise CommandError(f"Game #{game.id} is over ({game.result}, {game.reason}).", "", game)
+        G.require_active(game)
         added = W.watch(ctx.session, game, ctx.player, now())
         ctx.reply("watching.txt", game=game_view(ctx.session, game, ctx.player), watching=True, already=not added)
 
