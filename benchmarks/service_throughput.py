@@ -98,8 +98,8 @@ def _run(rig: MailRig, tmp: Path, url: str, games: int, moves: int) -> dict[str,
     finally:
         daemon.stop()
     with Session(db) as session:
-        mails = [(r, d) for r, d in session.exec(select(Outbox.recipient, Outbox.data).order_by(Outbox.id))]
-        failed = [r for r in session.exec(select(Outbox.kind)) if r == "error"]
+        mails = [(r, d) for r, d in session.exec(select(Outbox.recipient, Outbox.message).order_by(Outbox.id))]
+        failed = [r for r in session.exec(select(Outbox.template)) if r == "error"]
     if failed:
         raise RuntimeError(f"{len(failed)} moves were refused: the script and the games disagree")
     db.dispose()

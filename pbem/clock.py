@@ -6,49 +6,31 @@ vacations of the player on move, weekends off (in that player's zone) and any ti
 admin added. A day on the clock is 24 hours of running time, so a DST switch neither gives
 nor takes an hour (the deadline's wall-clock time moves by that hour instead).
 
-The daemon calls `tick` every `clock_interval` seconds: it sends each due reminder once
-(a `Reminder` row per game, turn and point makes that survive restarts) and ends overdue
-games through `games.finish`, in one transaction per game with the mails it queues.
+The daemon's round over the games (reminders and forfeits) is `pbem.timekeeper`; this
+module is the arithmetic and the records it reads.
 """
 
 from __future__ import annotations
 
 import difflib
-import logging
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-if TYPE_CHECKING:
-    from sqlalchemy import Engine
-    from sqlmodel import Session
+from sqlmodel import Session, select
 
-    from pbem.config import Settings
-    from pbem.models import Game, Player, Vacation
-    from pbem.templates import Templates
-
-log = logging.getLogger(__name__)
+from pbem.errors import ClockError
+from pbem.models import Game, Player, Vacation
+from pbem.wallclock import now
 
 MIN_DAYS, MAX_DAYS = 1, 30  # the time controls a challenge may choose (days=)
 DAY = timedelta(days=1)
 
 
-def now() -> datetime:
-    """The current time, timezone-aware UTC."""
-    return datetime.now(UTC)
-
-
-class ClockError(ValueError):
-    """A time control, zone or vacation that cannot be; `hint` says what would work."""
-
-    def __init__(self, message: str, hint: str = "") -> None:
-        super().__init__(message)
-        self.message = message
-        self.hint = hint
+__all__ = ["ClockError", "now"]  # re-exported: the clock's error and the time it reads
 
 
 # --- zones ---------------------------------------------------------------------------------
@@ -177,10 +159,6 @@ def time_control(days: str | None, weekends: str | None, default_days: int) -> t
 
 
 def vacations(session: Session, player_id: int, since: datetime | None = None) -> list[Vacation]:
-    from sqlmodel import select
-
-    from pbem.models import Vacation
-
     query = select(Vacation).where(Vacation.player_id == player_id)
     if since is not None:
         query = query.where(Vacation.ends_at > since)
@@ -200,8 +178,6 @@ def days_used(session: Session, player: Player, year: int) -> int:
 
 def start_vacation(session: Session, player: Player, days: int, at: datetime, allowance: int) -> Vacation:
     """Pause all of the player's clocks from `at` for `days` days, within the yearly allowance."""
-    from pbem.models import Vacation
-
     ongoing = current_vacation(session, player, at)
     if ongoing is not None:
         raise ClockError(
@@ -236,8 +212,6 @@ def end_vacation(session: Session, player: Player, at: datetime) -> Vacation:
 
 def game_deadline(session: Session, game: Game) -> datetime | None:
     """The current turn's deadline, or None for a game that is over (or has no clock)."""
-    from pbem.models import Player
-
     if game.status != "active" or game.turn_started_at is None:
         return None
     mover = session.get(Player, game.player_id(game.turn))
@@ -257,8 +231,6 @@ def _deadline(game: Game, mover: Player, holidays: list[Vacation]) -> datetime:
 
 def view(session: Session, game: Game, viewer: Player | None) -> dict[str, Any] | None:
     """What a mail shows of the clock, in the viewer's zone (else that of the player on move)."""
-    from pbem.models import Player
-
     if game.status != "active" or game.turn_started_at is None:
         return None
     at = now()
@@ -276,94 +248,13 @@ def view(session: Session, game: Game, viewer: Player | None) -> dict[str, Any] 
     }
 
 
-# --- the daemon's round -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Round:
-    """What one `tick` did."""
-
-    reminders: int = 0
-    forfeits: int = 0
-
-
-def tick(engine: Engine, settings: Settings, templates: Templates | None = None) -> Round:
-    """Send due reminders and end overdue games; each game in its own transaction."""
-    from sqlmodel import Session, select
-
-    from pbem.db import transaction
-    from pbem.models import Game
-
-    templates = templates or _templates()
-    with Session(engine) as session:
-        ids = session.exec(select(Game.id).where(Game.status == "active").order_by(Game.id)).all()
-    reminders = forfeits = 0
-    for game_id in ids:
-        try:
-            with transaction(engine) as session:
-                done = _check(session, settings, templates, session.get(Game, game_id), now())
-        except Exception:  # one broken game must not stop the clock of the others
-            log.exception("clock: game #%s failed", game_id)
-            continue
-        reminders += done == "reminder"
-        forfeits += done == "forfeit"
-    return Round(reminders, forfeits)
-
-
-def _templates() -> Templates:
-    from pbem.commands import reader
-    from pbem.templates import Templates
-
-    return Templates(guard=lambda line: reader.classify(line) is not None)
-
-
-def _check(session: Session, settings: Settings, templates: Templates, game: Game, at: datetime) -> str | None:
-    from sqlmodel import select
-
-    from pbem import games as G
-    from pbem import outbox
-    from pbem.models import Player, Reminder
-    from pbem.present import game_view
-
-    until = game_deadline(session, game)
-    if until is None:
-        return None
-    mover = session.get(Player, game.player_id(game.turn))
-    if at >= until:
-        G.finish(session, game, 1 - game.turn, f"{mover.name} ran out of time", at, ending="time")
-        for player in G.players(session, game):
-            view_ = game_view(session, game, player)
-            outbox.queue(session, settings, templates, player, [("game_over.txt", {"game": view_})], game=game)
-        log.info("game #%s: %s ran out of time", game.id, mover.address)
-        return "forfeit"
-    sent = set(session.exec(select(Reminder.hours).where(Reminder.game_id == game.id, Reminder.ply == game.ply)))
-    due = [h for h in settings.reminders if h not in sent and at >= until - timedelta(hours=h)]
-    if not due:
-        return None
-    for hours in due:  # all points passed are recorded; one mail says how much time is left
-        session.add(Reminder(game_id=game.id, ply=game.ply, hours=hours, sent_at=at))
-    started = game.turn_started_at or at
-    if all(until - timedelta(hours=h) <= started for h in due):  # the turn was shorter than that
-        return None
-    view_ = game_view(session, game, mover)
-    outbox.queue(session, settings, templates, mover, [("reminder.txt", {"game": view_})], game=game)
-    log.info("game #%s: reminded %s (%s h before the deadline)", game.id, mover.address, min(due))
-    return "reminder"
-
-
-def extend(session: Session, settings: Settings, templates: Templates, game: Game, days: float, reason: str) -> None:
-    """The admin gives the player on move more time; both players are told the new deadline."""
-    from pbem import games as G
-    from pbem import outbox
-    from pbem.present import game_view
-
+def add_time(game: Game, days: float) -> None:
+    """The operator gives the player on move more time (`pbem admin extend`)."""
     if game.status != "active":
-        raise ClockError(f"Game #{game.id} is over ({game.result}); there is no deadline to extend.")
+        raise ClockError(
+            f"Game #{game.id} is over ({game.result}); there is no deadline to extend.",
+            code="clock.game_over", params={"game": game.id},
+        )
     if days <= 0:
-        raise ClockError("Give a positive number of days.")
+        raise ClockError("Give a positive number of days.", code="clock.days_not_positive")
     game.clock_credit += int(days * 86400)
-    session.add(game)
-    session.flush()
-    for player in G.players(session, game):
-        data = {"game": game_view(session, game, player), "days": days, "reason": reason}
-        outbox.queue(session, settings, templates, player, [("extended.txt", data)], game=game)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from pbem import clock, faults, outbox, quarantine
+from pbem import faults, outbox, quarantine, timekeeper
 from pbem.config import Settings
 from pbem.db import make_engine, migrate
 from pbem.mail.imap import ImapSource, MailboxUnavailable
@@ -112,19 +112,20 @@ class Daemon:
         and may be marked done in the mailbox. Tries are counted in the database before each
         one, so a message that keeps killing the process is quarantined too."""
         result = None
-        if not quarantine.admit(self.engine, data, MAX_TRIES):
+        envelope = self.service.parse(data)  # parsed once, for the quarantine and the service
+        if not quarantine.admit(self.engine, envelope, data, MAX_TRIES):
             log.error("message %s quarantined after %d tries", key, MAX_TRIES)
-            self.service.set_aside(data, "quarantined")
+            self.service.set_aside(data, "quarantined", envelope)
         else:
             try:
-                result = self.service.handle(data)
+                result = self.service.handle(data, envelope)
             except Exception as exc:
                 log.exception("message %s failed", key)
-                if not quarantine.failed(self.engine, data, f"{type(exc).__name__}: {exc}", MAX_TRIES):
+                if not quarantine.failed(self.engine, envelope, data, f"{type(exc).__name__}: {exc}", MAX_TRIES):
                     return False
-                self.service.set_aside(data, "quarantined")
+                self.service.set_aside(data, "quarantined", envelope)
             else:
-                quarantine.succeeded(self.engine, data)
+                quarantine.succeeded(self.engine, envelope)
         faults.crash_point("after-commit")
         if result is not None:
             log.info("message %s: %s", result.message_id, result.status)
@@ -141,7 +142,7 @@ class Daemon:
         """Reminders and forfeits: one round at start (catching up after downtime), then periodically."""
         while not self.stop.is_set():
             try:
-                done = await asyncio.to_thread(clock.tick, self.engine, self.settings, self.service.templates)
+                done = await asyncio.to_thread(timekeeper.tick, self.engine, self.settings, self.service.templates)
                 if done.reminders or done.forfeits:
                     self.outbox_wake.set()
             except Exception:

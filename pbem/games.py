@@ -8,6 +8,7 @@ always the engine's position after the stored moves.
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
@@ -16,7 +17,7 @@ from sqlmodel import Session, or_, select
 
 import engine
 from pbem import ratings
-from pbem.commands.base import CommandError
+from pbem.errors import CommandError, GameError, NotAMove
 from pbem.models import Challenge, Game, Move, Player
 
 RESULTS = {0: "1-0", 1: "0-1", None: "1/2-1/2"}
@@ -32,8 +33,46 @@ def rules_of(game: Game | Challenge) -> engine.Rules:
     return _rules(game.kind, json.dumps(game.options, sort_keys=True))
 
 
+_POSITIONS: OrderedDict[tuple[int | None, int], tuple[Any, Any]] = OrderedDict()
+
+
 def position(game: Game) -> Any:
-    return rules_of(game).load(game.state)
+    """The engine position of a game, decoded once per version of its stored state."""
+    key = (game.id, game.version)
+    hit = _POSITIONS.get(key)
+    if hit is not None and hit[0] is game.state:
+        _POSITIONS.move_to_end(key)
+        return hit[1]
+    pos = rules_of(game).load(game.state)
+    _remember(game, pos)
+    return pos
+
+
+def _remember(game: Game, pos: Any) -> None:
+    _POSITIONS[(game.id, game.version)] = (game.state, pos)
+    while len(_POSITIONS) > 512:
+        _POSITIONS.popitem(last=False)
+
+
+def _set_position(game: Game, pos: Any) -> None:
+    """Store a new position (and keep it decoded for the mails that follow)."""
+    rules = rules_of(game)
+    game.state = rules.dump(pos)
+    game.ply = rules.ply(pos)
+    game.turn = rules.turn(pos)
+
+
+def read_move(game: Game, text: str) -> None:
+    """Raise NotAMove when `text` is not written in the game's move notation at all, so a bare
+    line of chatter that starts like a move ("g2 looks good") is not taken for a mistake."""
+    if game.status != "active":
+        return
+    try:
+        rules_of(game).parse(position(game), text)
+    except engine.InvalidMove as exc:
+        raise NotAMove(exc.message, exc.hint, game=game, code=exc.code, params=exc.params) from None
+    except engine.EngineError:
+        return  # a real move that is wrong here: said when it is played
 
 
 def players(session: Session, game: Game) -> tuple[Player, Player]:
@@ -64,16 +103,22 @@ def find_game(session: Session, player: Player, game_id: int | None, hint: int |
         if game is not None and game.side_of(player.id) is not None:
             return game
         if named:
-            raise CommandError(f"You are not playing a game #{candidate}.", "Write games to see yours.")
+            raise CommandError(
+                f"You are not playing a game #{candidate}.", "Write games to see yours.",
+                code="game.not_yours", params={"game": candidate},
+            )
     games = active_games(session, player)
     if len(games) == 1:
         return session.get(Game, games[0].id, with_for_update=True)
     if not games:
-        raise CommandError("You have no game in progress.", "Write open to see open challenges, or help.")
+        raise CommandError(
+            "You have no game in progress.", "Write open to see open challenges, or help.", code="game.none"
+        )
     ids = ", ".join(f"#{g.id}" for g in games)
     raise CommandError(
         f"You have {len(games)} games in progress ({ids}) and I cannot tell which one you mean.",
         f"Name the game, e.g. board {games[0].id}, or reply to that game's mail.",
+        code="game.ambiguous", params={"games": [g.id for g in games]},
     )
 
 
@@ -106,21 +151,27 @@ def require_turn(game: Game, player: Player) -> int:
     require_active(game)
     side = game.side_of(player.id)
     if side != game.turn:
-        raise CommandError(f"It is not your move in game #{game.id}; your opponent is on move.", game=game)
+        raise GameError(
+            f"It is not your move in game #{game.id}; your opponent is on move.",
+            game=game, code="game.not_your_move", params={"game": game.id},
+        )
     return side
 
 
 def play(
     session: Session, game: Game, player: Player, text: str, message_id: str | None, now: datetime
-) -> Move:
-    """Play `text` for `player`; raises CommandError (with the engine's reason) if illegal."""
+) -> tuple[Move, engine.Effects]:
+    """Play `text` for `player`: the move's record and what it took. Raises NotAMove for text
+    in no notation of the game, GameError (with the engine's reason) for an illegal move."""
     side = require_turn(game, player)
     rules = rules_of(game)
-    before = rules.load(game.state)
+    before = position(game)
     try:
         move = rules.parse(before, text)
+    except engine.InvalidMove as exc:
+        raise NotAMove(exc.message, exc.hint, game=game, code=exc.code, params=exc.params) from None
     except engine.IllegalMove as exc:
-        raise CommandError(exc.message, exc.hint, game=game) from None
+        raise GameError(exc.message, exc.hint, game=game, code=exc.code, params=exc.params) from None
     after = rules.apply(before, move)
     record = Move(
         game_id=game.id,
@@ -133,17 +184,16 @@ def play(
         created_at=now,
     )
     session.add(record)
-    game.state = rules.dump(after)
-    game.ply = rules.ply(after)
-    game.turn = rules.turn(after)
+    _set_position(game, after)
     game.draw_offer = None
     game.turn_started_at, game.clock_credit = now, 0  # the next player's clock starts
     touch(game, now)
+    _remember(game, after)
     outcome = rules.outcome(after)
     if outcome.over:
         finish(session, game, outcome.winner, outcome.reason, now, ending="rules")
     session.add(game)
-    return record
+    return record, rules.effects(before, after)
 
 
 ENDINGS = ("rules", "resignation", "agreement", "time", "adjudication")
@@ -194,17 +244,18 @@ def undo(session: Session, game: Game, plies: int, now: datetime) -> list[Move]:
     _require_active(game)
     played = moves(session, game)
     if not 1 <= plies <= len(played):
-        raise CommandError(f"Game #{game.id} has {len(played)} moves; cannot take back {plies}.")
+        raise GameError(
+            f"Game #{game.id} has {len(played)} moves; cannot take back {plies}.",
+            code="game.undo_too_far", params={"game": game.id, "moves": len(played), "plies": plies},
+        )
     kept, dropped = played[:-plies], played[-plies:]
-    rules = rules_of(game)
     pos = replay(game, [m.notation for m in kept])
     for record in dropped:
         session.delete(record)
-    game.state = rules.dump(pos)
-    game.ply = rules.ply(pos)
-    game.turn = rules.turn(pos)
+    _set_position(game, pos)
     game.draw_offer = None
     touch(game, now)
+    _remember(game, pos)
     session.add(game)
     session.flush()
     return dropped
@@ -213,15 +264,24 @@ def undo(session: Session, game: Game, plies: int, now: datetime) -> list[Move]:
 def _require_active(game: Game) -> None:
     """For the operator: the game must be in progress."""
     if game.status != "active":
-        raise CommandError(f"Game #{game.id} is not in progress ({game.status} {game.result or ''}).".strip())
+        raise GameError(
+            f"Game #{game.id} is not in progress ({game.status} {game.result or ''}).".strip(),
+            code="game.not_active", params={"game": game.id, "status": game.status},
+        )
 
 
 def require_active(game: Game) -> None:
     """A game still in progress, else an error that says how it ended."""
     if game.status == "finished":
-        raise CommandError(f"Game #{game.id} is over ({game.result}, {game.reason}).", game=game)
+        raise GameError(
+            f"Game #{game.id} is over ({game.result}, {game.reason}).", game=game,
+            code="game.over", params={"game": game.id, "result": game.result},
+        )
     if game.status != "active":
-        raise CommandError(f"Game #{game.id} is not in progress ({game.status}).", game=game)
+        raise GameError(
+            f"Game #{game.id} is not in progress ({game.status}).", game=game,
+            code="game.not_active", params={"game": game.id, "status": game.status},
+        )
 
 
 def touch(game: Game, now: datetime) -> None:

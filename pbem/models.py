@@ -113,10 +113,10 @@ class Outbox(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     message_id: str = Field(unique=True, max_length=400)
     recipient: str = Field(max_length=320, index=True)
-    kind: str = Field(max_length=40)  # the template that made it
+    template: str = Field(max_length=40)  # the template of its first section
     game_id: int | None = Field(default=None, foreign_key="game.id", index=True)
     player_id: int | None = Field(default=None, foreign_key="player.id")
-    data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    message: bytes = Field(sa_column=Column(LargeBinary, nullable=False))  # the bytes sent
     status: str = Field(default="pending", max_length=20, index=True)  # pending sent failed
     attempts: int = 0
     next_attempt_at: datetime

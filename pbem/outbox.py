@@ -1,8 +1,9 @@
-"""The outbox: mails are written in the message's transaction, and delivered apart from it.
+"""The outbox: claim due mails, send them, record each attempt.
 
-Writing a mail only inserts a row (with its final bytes and Message-ID), so a crash never
-loses a reply and a retry repeats the same Message-ID. The sender loop claims due rows,
-sends one recipient each, and reschedules temporary failures with exponential backoff.
+`pbem.post` writes a mail as a row (its final bytes and Message-ID) in the transaction
+of whatever caused it, so a crash never loses a reply and a retry repeats the same
+Message-ID. This module only delivers: it claims due rows, sends one recipient each, and
+reschedules temporary failures with exponential backoff.
 """
 
 from __future__ import annotations
@@ -11,113 +12,18 @@ import asyncio
 import logging
 from collections import deque
 from datetime import timedelta
-from typing import Any
 
-from sqlalchemy import Engine, func
-from sqlmodel import Session, select
+from sqlalchemy import Engine
+from sqlmodel import select
 
-from pbem import faults, trust
-from pbem.clock import now
+from pbem import faults
 from pbem.config import Settings
 from pbem.db import transaction
-from pbem.mail import outbound, smtp
-from pbem.models import Game, Outbox, Player
-from pbem.templates import Templates
+from pbem.mail import smtp
+from pbem.models import Outbox
+from pbem.wallclock import now
 
 log = logging.getLogger(__name__)
-
-
-def reply_to(settings: Settings, player: Player, game: Game | None) -> str:
-    """`game+g42-SECRET@domain`: names the game and proves the replier got our mail."""
-    detail = f"g{game.id}-{player.secret}" if game is not None and game.id else player.secret
-    return settings.plus_address(detail)
-
-
-def _thread(session: Session, player: Player, game: Game | None) -> tuple[str | None, list[str]]:
-    """In-Reply-To and References that keep a player's mails about one game in one thread."""
-    if game is None or game.id is None:
-        return None, []
-    ours = (Outbox.game_id == game.id, Outbox.player_id == player.id)
-    ends = [select(agg(Outbox.id)).where(*ours).scalar_subquery() for agg in (func.min, func.max)]
-    rows = session.exec(select(Outbox.message_id).where(Outbox.id.in_(ends)).order_by(Outbox.id)).all()
-    if not rows:
-        return None, []
-    return rows[-1], [rows[0], rows[-1]]  # the thread's first mail and the newest
-
-
-def queue(
-    session: Session,
-    settings: Settings,
-    templates: Templates,
-    player: Player,
-    sections: list[tuple[str, dict[str, Any]]],
-    *,
-    game: Game | None = None,
-    ignored: list[str] = (),  # type: ignore[assignment]
-    in_reply_to: str | None = None,
-    references: list[str] = (),  # type: ignore[assignment]
-    attachments: list[tuple[str, str, str]] = (),  # type: ignore[assignment]
-) -> Outbox:
-    """Render `sections` (template, data) into one mail to `player` and add it to the outbox.
-
-    `attachments` are (file name, MIME type, text); a game-over section, or one whose data
-    names `attach_record`, also attaches that game's record."""
-    rendered = [templates.render(name, **data) for name, data in sections]
-    subject = next((r.subject for r in rendered if r.subject), settings.name)
-    if not subject.startswith("[pbem"):
-        subject = f"[pbem] {subject}"  # marks our subject, so a reply's "Re: ..." is never read as a command
-    subject = trust.tag_subject(subject, player)
-    frame = templates.render(
-        "_mail.txt",
-        sections=[r.body for r in rendered],
-        ignored=list(ignored),
-        player=player,
-        game_id=game.id if game is not None else None,
-    )
-    thread_reply, thread_refs = _thread(session, player, game)
-    message_id = outbound.new_message_id(settings.domain)
-    data = outbound.build(
-        message_id=message_id,
-        sender=(settings.name, settings.address),
-        recipient=(player.name, player.address),
-        reply_to=reply_to(settings, player, game),
-        subject=subject,
-        body=frame.body,
-        in_reply_to=in_reply_to or thread_reply,
-        references=[*references, *thread_refs] if in_reply_to else thread_refs,
-        loop_marker=settings.address,
-        attachments=[*attachments, *_records(session, sections)],
-    )
-    row = Outbox(
-        message_id=message_id,
-        recipient=player.address,
-        kind=sections[0][0].removesuffix(".txt"),
-        game_id=game.id if game is not None else None,
-        player_id=player.id,
-        data=data,
-        next_attempt_at=now(),
-        created_at=now(),
-        game_version=game.version if game is not None else None,
-    )
-    session.add(row)
-    return row
-
-
-def _records(session: Session, sections: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, str, str]]:
-    """The game records the sections ask for: the game-over mail carries the game's record."""
-    from pbem import records  # records reads games, which the outbox need not import at start
-
-    wanted = [
-        data.get("attach_record") or (data["game"]["id"] if name == "game_over.txt" else None)
-        for name, data in sections
-    ]
-    files = []
-    for game_id in dict.fromkeys(w for w in wanted if w):
-        game = session.get(Game, game_id)
-        if game is not None:
-            record = records.export(session, game)
-            files.append((record.filename, record.mimetype, record.text))
-    return files
 
 
 def _backoff(settings: Settings, attempts: int) -> timedelta:
@@ -142,7 +48,7 @@ def claim(engine: Engine, limit: int, lease: float = 120.0) -> list[tuple[int, s
         for row in rows:
             row.next_attempt_at = now() + timedelta(seconds=lease)
             session.add(row)
-        return [(row.id, row.recipient, row.data) for row in rows]
+        return [(row.id, row.recipient, row.message) for row in rows]
 
 
 async def deliver_due(engine: Engine, settings: Settings, limit: int = 50) -> int:

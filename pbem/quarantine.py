@@ -7,36 +7,28 @@ list, show, retry or drop it (`pbem admin quarantine`).
 
 from __future__ import annotations
 
-import functools
-
 from sqlalchemy import Engine, delete
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
-from pbem.clock import now
 from pbem.db import transaction
-from pbem.mail.inbound import parse_message
+from pbem.mail.inbound import Envelope
 from pbem.models import InboundMessage, Quarantine
+from pbem.wallclock import now
 
 MAX_TRIES = 5
 
 
-@functools.lru_cache(maxsize=4)  # admit, failed and succeeded of one message parse it once
-def _message_id(raw: bytes) -> tuple[str, str, str]:
-    envelope = parse_message(raw)
-    return envelope.message_id, envelope.sender[:320], envelope.subject[:400]
-
-
-def admit(engine: Engine, raw: bytes, max_tries: int = MAX_TRIES) -> bool:
-    """Count one more try of `raw`; False when it is (now) quarantined and must not be tried."""
+def admit(engine: Engine, envelope: Envelope, raw: bytes, max_tries: int = MAX_TRIES) -> bool:
+    """Count one more try of a message; False when it is (now) quarantined and must not be tried."""
     try:
-        return _admit(engine, raw, max_tries)
+        return _admit(engine, envelope, raw, max_tries)
     except IntegrityError:  # another daemon counted its try of the same message at the same moment
-        return _admit(engine, raw, max_tries)
+        return _admit(engine, envelope, raw, max_tries)
 
 
-def _admit(engine: Engine, raw: bytes, max_tries: int) -> bool:
-    message_id, sender, subject = _message_id(raw)
+def _admit(engine: Engine, envelope: Envelope, raw: bytes, max_tries: int) -> bool:
+    message_id, sender, subject = envelope.message_id, envelope.sender[:320], envelope.subject[:400]
     with transaction(engine) as session:
         if session.exec(select(InboundMessage.id).where(InboundMessage.message_id == message_id)).first():
             return True  # already done: the service will call it a duplicate
@@ -55,9 +47,9 @@ def _admit(engine: Engine, raw: bytes, max_tries: int) -> bool:
         return row.status != "quarantined"
 
 
-def failed(engine: Engine, raw: bytes, error: str, max_tries: int = MAX_TRIES) -> bool:
+def failed(engine: Engine, envelope: Envelope, raw: bytes, error: str, max_tries: int = MAX_TRIES) -> bool:
     """Note a try that raised; True when the message is now quarantined (stop reading it)."""
-    message_id, _, _ = _message_id(raw)
+    message_id = envelope.message_id
     with transaction(engine) as session:
         row = session.exec(select(Quarantine).where(Quarantine.message_id == message_id)).first()
         if row is None:
@@ -69,9 +61,9 @@ def failed(engine: Engine, raw: bytes, error: str, max_tries: int = MAX_TRIES) -
         return row.status == "quarantined"
 
 
-def succeeded(engine: Engine, raw: bytes) -> None:
+def succeeded(engine: Engine, envelope: Envelope) -> None:
     """Forget the tries of a message that went through."""
-    message_id, _, _ = _message_id(raw)
+    message_id = envelope.message_id
     with transaction(engine) as session:
         session.exec(delete(Quarantine).where(Quarantine.message_id == message_id))
 

@@ -1,4 +1,4 @@
-"""Processing one inbound message: one transaction from its raw bytes to its replies.
+"""Processing one inbound message: one transaction from its envelope to its replies.
 
 The transaction records the message id (unique), runs the commands, updates the games and
 writes every outgoing mail to the outbox; then it commits. A message read twice (a crash
@@ -17,9 +17,8 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from pbem import outbox, players, trust
-from pbem.clock import now
-from pbem.commands import reader
+from pbem import players, post, trust
+from pbem.commands import reader, runner
 from pbem.commands.base import Context
 from pbem.config import Settings
 from pbem.db import transaction
@@ -27,6 +26,7 @@ from pbem.mail.inbound import Envelope, parse_message
 from pbem.mail.outbound import LOOP_HEADER
 from pbem.models import Game, InboundMessage, Outbox
 from pbem.templates import Templates
+from pbem.wallclock import now
 
 log = logging.getLogger(__name__)
 
@@ -48,23 +48,35 @@ class Service:
     def __init__(self, settings: Settings, engine: Engine, templates: Templates | None = None) -> None:
         self.settings = settings
         self.engine = engine
-        self.templates = templates or Templates(guard=lambda line: reader.classify(line) is not None)
+        self.templates = templates or reader.guarded_templates(settings)
 
     def parse(self, raw: bytes) -> Envelope:
         return parse_message(raw, own_addresses=[self.settings.address], loop_header=LOOP_HEADER)
 
-    def handle(self, raw: bytes) -> Result:
-        envelope = self.parse(raw)
+    def handle(self, raw: bytes, envelope: Envelope | None = None) -> Result:
+        """Handle one message; `envelope` is its parse, when the caller has made it already."""
+        envelope = envelope or self.parse(raw)
         try:
             with transaction(self.engine) as session:
                 return self._handle(session, envelope, raw)
-        except IntegrityError:  # another daemon recorded the same message first
-            return Result("duplicate", envelope.message_id)
+        except IntegrityError:
+            if not self._recorded(envelope):
+                raise  # not a duplicate: a real fault, which the caller retries and quarantines
+            return Result("duplicate", envelope.message_id)  # another daemon recorded it first
 
-    def set_aside(self, raw: bytes, why: str) -> None:
+    def _recorded(self, envelope: Envelope) -> bool:
+        """Whether the message's own unique id is already recorded (the only integrity error
+        that means "duplicate")."""
+        with Session(self.engine) as session:
+            found = session.exec(
+                select(InboundMessage.id).where(InboundMessage.message_id == envelope.message_id)
+            ).first()
+        return found is not None
+
+    def set_aside(self, raw: bytes, why: str, envelope: Envelope | None = None) -> None:
         """Record a message that keeps failing, so it is not read again; the admin sees it."""
         with contextlib.suppress(IntegrityError), transaction(self.engine) as session:
-            session.add(_inbound(self.parse(raw), "failed", why))
+            session.add(_inbound(envelope or self.parse(raw), "failed", why))
 
     def _handle(self, session: Session, envelope: Envelope, raw: bytes = b"") -> Result:
         seen = session.exec(
@@ -87,18 +99,15 @@ class Service:
             log.info("no reply to %s: %s is banned", envelope.message_id, envelope.sender)
             return Result("banned", envelope.message_id)
         ctx = Context(
-            service=self,
+            settings=self.settings,
             session=session,
             player=player,
             envelope=envelope,
             inbound=record,
+            evidence=trust.evidence(session, self.settings, envelope, player),
             game_hint=self._game_hint(session, envelope),
-            trust=trust.evidence(session, self.settings, envelope, player),
         )
-        lines, ignored = reader.read(envelope.subject, envelope.text)
-        if not trust.screen(ctx, self.settings, trust.command_lines(envelope.text)):
-            lines, ignored = [], []  # too big or too many commands: one short error instead
-        reader.execute(ctx, lines)
+        ignored = runner.run(ctx, reader.read(envelope.subject, envelope.text))
         self._send(ctx, ignored)
         return Result("processed", envelope.message_id)
 
@@ -125,30 +134,27 @@ class Service:
         return None
 
     def _send(self, ctx: Context, ignored: list[str]) -> None:
-        """Queue the reply to the sender (all parts in one mail) and the notices to others."""
+        """Queue the reply to the sender (all its sections in one mail) and the mails to others."""
         session, settings = ctx.session, self.settings
-        parts = [(p.template, p.data) for p in ctx.parts] or [("nothing.txt", {})]
-        if trust.over_budget(session, settings, ctx.player, [name for name, _ in parts], now()):
+        if not any(letter.reply for letter in ctx.letters):
+            ctx.reply("nothing.txt")
+        templates = [letter.template for letter in ctx.letters if letter.reply]
+        if trust.over_budget(session, settings, ctx.player, templates, now()):
             ctx.inbound.status, ctx.inbound.note = "silenced", "error replies for today used up"
-            return
+            ctx.letters = [letter for letter in ctx.letters if not letter.reply]
         game = session.get(Game, ctx.game_hint) if ctx.game_hint else None
         if game is not None and game.side_of(ctx.player.id) is None:
             game = None
-        outbox.queue(
+        post.post(
             session,
             settings,
             self.templates,
-            ctx.player,
-            parts,
-            game=game,
+            ctx.letters,
             ignored=ignored,
             in_reply_to=ctx.envelope.message_id,
             references=list(ctx.envelope.references),
+            reply_game=game,
         )
-        for notice in ctx.notices:
-            outbox.queue(
-                session, settings, self.templates, notice.player, [(notice.template, notice.data)], game=notice.game
-            )
 
 
 def _inbound(envelope: Envelope, status: str, note: str = "") -> InboundMessage:

@@ -15,20 +15,13 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, time
-from typing import TYPE_CHECKING
 
 from sqlmodel import Session, func, select
 
 from pbem.config import Settings
+from pbem.mail.inbound import Envelope
 from pbem.models import Bounce, Game, Outbox, Player
 
-if TYPE_CHECKING:
-    from pbem.commands.base import Context
-    from pbem.commands.reader import Line
-    from pbem.mail.inbound import Envelope
-
-#: the commands that change a game (or start one); a bare move counts too
-ACTING = frozenset({"move", "pass", "resign", "draw", "nodraw", "accept"})
 #: the templates of replies that only say something went wrong (rationed per day)
 ERROR_KINDS = ("error", "nothing", "refused")
 
@@ -43,6 +36,12 @@ _STATUS = re.compile(r"^(?:Diagnostic-Code|Status):\s*(.+)$", re.I | re.M)
 def subject_token(player: Player) -> str:
     """The short token in a game mail's subject tag, derived from the player's secret."""
     return hashlib.sha256(f"pbem-subject:{player.secret}".encode()).hexdigest()[:10]
+
+
+def reply_to(settings: Settings, player: Player, game: Game | None) -> str:
+    """`game+g42-SECRET@domain`: names the game and proves the replier got our mail."""
+    detail = f"g{game.id}-{player.secret}" if game is not None and game.id else player.secret
+    return settings.plus_address(detail)
 
 
 def tag_subject(subject: str, player: Player) -> str:
@@ -83,6 +82,12 @@ def _proof(session: Session, settings: Settings, envelope: Envelope, player: Pla
     if written is None:  # we never wrote to this address: it has no token to show, and nothing to lose
         return "first-contact"
     return None
+
+
+def outdated(evidence: Evidence, game_id: int) -> bool:
+    """Whether the mail answers a board of the game older than its current one."""
+    seen, current = evidence.seen.get(game_id), evidence.versions.get(game_id)
+    return seen is not None and current is not None and seen < current
 
 
 def dmarc_pass(envelope: Envelope, authserv_id: str) -> bool:
@@ -127,74 +132,6 @@ def _boards(session: Session, envelope: Envelope) -> dict[str, dict[int, int]]:
     return {"seen": seen, "versions": versions}
 
 
-def guard(ctx: Context, line: Line) -> None:
-    """Refuse a game-acting line without proof of receipt, or one that answers an outdated board."""
-    from pbem.commands.base import CommandError
-
-    name = line.command.name if line.command is not None else "move"
-    if name not in ACTING or ctx.trust is None:
-        return
-    if ctx.trust.proof is None:
-        raise CommandError(
-            "This mail does not show that it answers one of my mails, so I did not act on it "
-            "(anyone can put your address in From).",
-            "Reply to my latest mail about the game, keeping its subject and sending it to its Reply-To address.",
-        )
-    if name == "accept":
-        return
-    gid = _target(ctx, line)
-    if gid is None:
-        return
-    seen, current = ctx.trust.seen.get(gid), ctx.trust.versions.get(gid)
-    if seen is not None and current is not None and seen < current:
-        game = ctx.session.get(Game, gid)
-        raise CommandError(
-            f"Your mail answers an older board of game #{gid}; the game has changed since, "
-            "so I did not apply it to a position you have not seen.",
-            "Here is the board as it stands: reply to this mail if you still want to play.",
-            game=game,
-        )
-
-
-def _target(ctx: Context, line: Line) -> int | None:
-    """The game a line acts on, as the command will find it (None if it cannot tell)."""
-    from pbem import games as G
-    from pbem.commands.args import game_id
-    from pbem.commands.base import CommandError
-
-    args = line.words[1:] if line.command is not None else []
-    if args and (number := game_id(args[0])) is not None:
-        return number
-    try:
-        return G.find_game(ctx.session, ctx.player, None, ctx.game_hint).id
-    except CommandError:
-        return None
-
-
-# --- what we answer -------------------------------------------------------------------------------
-
-
-def screen(ctx: Context, settings: Settings, count: int) -> bool:
-    """Whether to run the commands at all: an oversized mail or too many command lines get one
-    short error instead (`count` is the number of command lines found)."""
-    from pbem.commands.reader import MAX_LINES
-
-    if ctx.envelope.size > settings.max_message_bytes:
-        ctx.reply("refused.txt", why="size", limit=settings.max_message_bytes // 1024)
-        return False
-    if count > MAX_LINES:
-        ctx.reply("refused.txt", why="lines", limit=MAX_LINES)
-        return False
-    return True
-
-
-def command_lines(text: str) -> int:
-    """How many lines of a reply text would be read as commands."""
-    from pbem.commands.reader import classify
-
-    return sum(1 for raw in text.splitlines() if raw.strip() and classify(raw.strip()) is not None)
-
-
 def over_budget(session: Session, settings: Settings, player: Player, templates: list[str], now: datetime) -> bool:
     """Whether an error-only reply to `player` would pass today's (UTC) allowance: then, silence."""
     if not templates or any(t.removesuffix(".txt") not in ERROR_KINDS for t in templates):
@@ -203,7 +140,7 @@ def over_budget(session: Session, settings: Settings, player: Player, templates:
     sent = session.exec(
         select(func.count(Outbox.id))
         .where(Outbox.recipient == player.address)
-        .where(Outbox.kind.in_(ERROR_KINDS))
+        .where(Outbox.template.in_(ERROR_KINDS))
         .where(Outbox.created_at >= midnight)
     ).one()
     return sent >= settings.max_error_replies_per_day

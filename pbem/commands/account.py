@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from pbem.commands.base import Command, CommandError, Context, register
+from pbem.commands.base import Call, Command, Context, register
+from pbem.errors import CommandError
 
 
 @register
@@ -17,7 +18,8 @@ class Name(Command):
     syntax = "name NEW NAME"
     summary = "set the name shown to other players"
 
-    def run(self, ctx: Context, args: list[str], line: str) -> None:
+    def run(self, ctx: Context, call: Call) -> None:
+        args = call.args
         new = " ".join(args)
         if not new:
             raise CommandError("Please give the name you want.", "Write e.g. name Alice Smith.")

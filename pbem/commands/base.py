@@ -1,9 +1,11 @@
 """What a player can say: one `Command` class per command, kept in one registry.
 
-A command reads its arguments, changes the records through `pbem.games`, and adds
-reply parts (for the sender) and notices (mails to others) to the `Context`. It raises
-`CommandError` with a message the player can act on; the caller turns it into an
-error part and nothing the command did is kept.
+A command declares what the runner must settle before it runs (`takes_game`: the line
+may name a game, which the runner finds and locks once; `requires_proof`: the sender
+must show that they receive our mail), then `run` changes the records through the
+domain and adds letters (data, rendered later) to the `Context`. It raises
+`CommandError` with a message the player can act on; the runner turns it into an error
+section and nothing the command did is kept.
 """
 
 from __future__ import annotations
@@ -12,63 +14,54 @@ import inspect
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from pbem.errors import CommandError
+from pbem.notify import Letter
+
 if TYPE_CHECKING:
     from sqlmodel import Session
 
+    from pbem.config import Settings
     from pbem.mail.inbound import Envelope
     from pbem.models import Game, InboundMessage, Player
-    from pbem.service import Service
+    from pbem.trust import Evidence
 
-
-class CommandError(Exception):
-    """A command that cannot be done; `message` says why, `hint` how to write it right."""
-
-    def __init__(self, message: str, hint: str = "", game: Game | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.hint = hint
-        self.game = game
-
-
-@dataclass
-class Part:
-    """One section of the reply to the sender, rendered from `templates/reply/<name>.txt`."""
-
-    template: str
-    data: dict[str, Any]
-
-
-@dataclass
-class Notice:
-    """A mail to another player (or to the sender about a game), from `templates/mail/`."""
-
-    template: str
-    player: Player
-    game: Game | None
-    data: dict[str, Any]
+__all__ = ["COMMANDS", "Call", "Command", "CommandError", "Context", "commands", "find", "register"]
 
 
 @dataclass
 class Context:
-    """What one inbound message's commands share: the session, the sender, the output."""
+    """What one inbound message's commands share: the session, the sender, the letters."""
 
-    service: Service
+    settings: Settings
     session: Session
     player: Player
     envelope: Envelope
     inbound: InboundMessage
+    evidence: Evidence
     game_hint: int | None = None
-    parts: list[Part] = field(default_factory=list)
-    notices: list[Notice] = field(default_factory=list)
-    ignored: list[str] = field(default_factory=list)
-    trust: Any = None  # pbem.trust.Evidence: the sender's proof of receipt, set by the service
+    letters: list[Letter] = field(default_factory=list)
 
     def reply(self, template: str, **data: Any) -> None:
-        self.parts.append(Part(template, data))
+        """A section of the one reply to the sender."""
+        self.letters.append(Letter(self.player, template, data, reply=True))
 
-    def notify(self, template: str, player: Player, about: Game | None = None, **data: Any) -> None:
-        """Queue a mail to `player`; `about` threads it with that game's other mails."""
-        self.notices.append(Notice(template, player, about, data))
+    def send(self, template: str, player: Player, about: Game | None = None, **data: Any) -> None:
+        """A mail to `player`; `about` threads it with that game's other mails."""
+        self.letters.append(Letter(player, template, data, game=about))
+
+    def add(self, letters: list[Letter]) -> None:
+        """Letters the notifier chose for a game event."""
+        self.letters.extend(letters)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One command line as the runner settled it: the words after the command (and after
+    the game number, for a command that takes a game) and the game it is about."""
+
+    line: str
+    args: list[str]
+    game: Game | None = None
 
 
 class Command:
@@ -81,10 +74,15 @@ class Command:
     aliases: ClassVar[tuple[str, ...]] = ()
     syntax: ClassVar[str]
     summary: ClassVar[str]
-    #: whether the line may name a game with a leading ID (e.g. `board 42`)
+    #: the line may name one of the sender's games with a leading ID (`board 42`); the runner
+    #: finds it (else the game the mail answers, else the sender's only game) and locks it
     takes_game: ClassVar[bool] = False
+    #: the command changes something, so the sender must prove they receive our mail
+    requires_proof: ClassVar[bool] = False
+    #: the command acts on the game's current position: a reply to an older board is refused
+    needs_current_board: ClassVar[bool] = False
 
-    def run(self, ctx: Context, args: list[str], line: str) -> None:
+    def run(self, ctx: Context, call: Call) -> None:
         raise NotImplementedError
 
     @classmethod
@@ -109,9 +107,18 @@ _SPELLINGS: dict[str, str] = {}
 
 
 def register(cls: type[Command]) -> type[Command]:
-    """Class decorator: one line adds a command to the registry and to `help`."""
+    """Class decorator: one line adds a command to the registry and to `help`.
+
+    A name or alias that another command already has is a programming error."""
+    spellings = [s.lower() for s in (cls.name, *cls.aliases)]
+    for spelling in spellings:
+        owner = _SPELLINGS.get(spelling)
+        if owner is not None and owner != cls.name:
+            raise ValueError(f"command word {spelling!r} of {cls.name!r} is taken by {owner!r}")
+    if cls.name in COMMANDS and type(COMMANDS[cls.name]) is not cls:
+        raise ValueError(f"command {cls.name!r} is registered twice")
     COMMANDS[cls.name] = cls()
-    for spelling in (cls.name, *cls.aliases):
+    for spelling in spellings:
         _SPELLINGS[spelling] = cls.name
     return cls
 
@@ -124,5 +131,3 @@ def find(word: str) -> Command | None:
 
 def commands() -> list[Command]:
     return list(COMMANDS.values())
-
-

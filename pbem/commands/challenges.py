@@ -7,13 +7,14 @@ import shlex
 
 import engine
 from pbem import games as G
-from pbem import players
-from pbem.clock import now
+from pbem import notify, players
 from pbem.commands.args import require_id
-from pbem.commands.base import Command, CommandError, Context, register
+from pbem.commands.base import Call, Command, Context, register
 from pbem.commands.time import time_control
+from pbem.errors import CommandError
 from pbem.models import Challenge, Player
-from pbem.present import challenge_view, game_view
+from pbem.present import challenge_view
+from pbem.wallclock import now
 
 SERVICE_OPTIONS = ("variant", "colour", "days", "weekends")
 
@@ -71,11 +72,11 @@ class ChallengeCommand(Command):
     syntax = "challenge GAME [OPPONENT] [option=value ...]"
     summary = "invite someone to a game, or anyone"
 
-    def run(self, ctx: Context, args: list[str], line: str) -> None:
+    def run(self, ctx: Context, call: Call) -> None:
         try:
-            words = shlex.split(line)[1:]
+            words = shlex.split(call.line)[1:]
         except ValueError:
-            words = args
+            words = call.args
         plain, options = _split_options(words)
         if not plain:
             raise CommandError("Please name the game.", "Write e.g. challenge ataxx bob@example.org.")
@@ -91,13 +92,15 @@ class ChallengeCommand(Command):
             colour = _colour(cls, options.pop("colour", "random"))
             rules = cls(options)
         except engine.EngineError as exc:
-            raise CommandError(str(exc), f"Write rules {plain[0][:20]} to see the options.") from None
+            raise CommandError(
+                str(exc), f"Write rules {plain[0][:20]} to see the options.", code=exc.code, params=exc.params
+            ) from None
         opponent: Player | None = None
         if addresses:
             target = addresses[0]
             if target == ctx.player.address:
                 raise CommandError("You cannot challenge yourself.", "Name another player's address.")
-            if target == ctx.service.settings.address.lower():
+            if target == ctx.settings.address.lower():
                 raise CommandError("I do not play myself; challenge a person.", "")
             opponent = players.get_or_register(ctx.session, target, now())
         challenge = Challenge(
@@ -115,7 +118,7 @@ class ChallengeCommand(Command):
         view = challenge_view(ctx.session, challenge)
         ctx.reply("challenged.txt", challenge=view)
         if opponent is not None:
-            ctx.notify("challenge_received.txt", opponent, challenge=view)
+            ctx.send("challenge_received.txt", opponent, challenge=view)
 
 
 def _challenge(ctx: Context, args: list[str], syntax: str) -> Challenge:
@@ -138,9 +141,10 @@ class Accept(Command):
     name = "accept"
     syntax = "accept ID"
     summary = "say yes to a challenge; the game starts"
+    requires_proof = True
 
-    def run(self, ctx: Context, args: list[str], line: str) -> None:
-        challenge = _challenge(ctx, args, "accept 12")
+    def run(self, ctx: Context, call: Call) -> None:
+        challenge = _challenge(ctx, call.args, "accept 12")
         if challenge.challenger_id == ctx.player.id:
             raise CommandError(f"Challenge #{challenge.id} is your own.", f"Write withdraw {challenge.id} to take it back.")
         if challenge.opponent_id not in (None, ctx.player.id):
@@ -154,11 +158,7 @@ class Accept(Command):
         first = challenger if challenger_first else ctx.player
         game = G.start(ctx.session, challenge, ctx.player, first, now())
         ctx.game_hint = game.id
-        ctx.reply("accepted.txt", game=game_view(ctx.session, game, ctx.player), challenge_id=challenge.id)
-        ctx.notify(
-            "game_started.txt", challenger, game, game=game_view(ctx.session, game, challenger),
-            challenge_id=challenge.id,
-        )
+        ctx.add(notify.tell(ctx.session, "started", game, ctx.player, challenge_id=challenge.id))
 
 
 @register
@@ -172,15 +172,15 @@ class Decline(Command):
     syntax = "decline ID"
     summary = "say no to a challenge to you"
 
-    def run(self, ctx: Context, args: list[str], line: str) -> None:
-        challenge = _challenge(ctx, args, "decline 12")
+    def run(self, ctx: Context, call: Call) -> None:
+        challenge = _challenge(ctx, call.args, "decline 12")
         if challenge.opponent_id != ctx.player.id:
             raise CommandError(f"Challenge #{challenge.id} is not addressed to you.", "")
         challenge.status = "declined"
         ctx.session.add(challenge)
         view = challenge_view(ctx.session, challenge)
         ctx.reply("declined.txt", challenge=view)
-        ctx.notify("challenge_declined.txt", ctx.session.get(Player, challenge.challenger_id), challenge=view)
+        ctx.send("challenge_declined.txt", ctx.session.get(Player, challenge.challenger_id), challenge=view)
 
 
 @register
@@ -194,8 +194,8 @@ class Withdraw(Command):
     syntax = "withdraw ID"
     summary = "take back a challenge of yours"
 
-    def run(self, ctx: Context, args: list[str], line: str) -> None:
-        challenge = _challenge(ctx, args, "withdraw 12")
+    def run(self, ctx: Context, call: Call) -> None:
+        challenge = _challenge(ctx, call.args, "withdraw 12")
         if challenge.challenger_id != ctx.player.id:
             raise CommandError(f"Challenge #{challenge.id} is not yours.", "")
         challenge.status = "withdrawn"
@@ -203,4 +203,4 @@ class Withdraw(Command):
         view = challenge_view(ctx.session, challenge)
         ctx.reply("withdrawn.txt", challenge=view)
         if challenge.opponent_id:
-            ctx.notify("challenge_withdrawn.txt", ctx.session.get(Player, challenge.opponent_id), challenge=view)
+            ctx.send("challenge_withdrawn.txt", ctx.session.get(Player, challenge.opponent_id), challenge=view)

@@ -7,8 +7,8 @@ from sqlmodel import or_, select
 import engine
 from pbem import games as G
 from pbem.commands import base
-from pbem.commands.args import split_game
-from pbem.commands.base import Command, CommandError, Context, register
+from pbem.commands.base import Call, Command, Context, register
+from pbem.errors import CommandError
 from pbem.models import Challenge
 from pbem.present import challenge_view, game_view
 
@@ -26,7 +26,8 @@ class Help(Command):
     syntax = "help [COMMAND]"
     summary = "this list, or the details of one command"
 
-    def run(self, ctx: Context, args: list[str], line: str) -> None:
+    def run(self, ctx: Context, call: Call) -> None:
+        args = call.args
         if args:
             command = base.find(args[0])
             if command is None:
@@ -60,7 +61,8 @@ class Rules(Command):
     syntax = "rules GAME"
     summary = "the rules of a game and its options"
 
-    def run(self, ctx: Context, args: list[str], line: str) -> None:
+    def run(self, ctx: Context, call: Call) -> None:
+        args = call.args
         if len(args) != 1:
             raise CommandError("Please name one game.", "Write e.g. rules ataxx.")
         try:
@@ -88,7 +90,7 @@ class Games(Command):
     syntax = "games"
     summary = "your games in progress and whose move it is"
 
-    def run(self, ctx: Context, args: list[str], line: str) -> None:
+    def run(self, ctx: Context, call: Call) -> None:
         views = [game_view(ctx.session, g, ctx.player) for g in G.active_games(ctx.session, ctx.player)]
         pending = ctx.session.exec(
             select(Challenge)
@@ -108,7 +110,7 @@ class Open(Command):
     syntax = "open"
     summary = "the open challenges anyone may take"
 
-    def run(self, ctx: Context, args: list[str], line: str) -> None:
+    def run(self, ctx: Context, call: Call) -> None:
         query = (
             select(Challenge)
             .where(Challenge.status == "open")
@@ -133,9 +135,8 @@ class Board(Command):
     summary = "the current board of a game"
     takes_game = True
 
-    def run(self, ctx: Context, args: list[str], line: str) -> None:
-        game_id, _ = split_game(args)
-        game = G.find_game(ctx.session, ctx.player, game_id, ctx.game_hint)
+    def run(self, ctx: Context, call: Call) -> None:
+        game = call.game
         ctx.reply("board.txt", game=game_view(ctx.session, game, ctx.player))
 
 
@@ -152,9 +153,8 @@ class History(Command):
     summary = "the moves of a game so far"
     takes_game = True
 
-    def run(self, ctx: Context, args: list[str], line: str) -> None:
-        game_id, _ = split_game(args)
-        game = G.find_game(ctx.session, ctx.player, game_id, ctx.game_hint)
+    def run(self, ctx: Context, call: Call) -> None:
+        game = call.game
         p0, p1 = G.players(ctx.session, game)
         moves = [
             {"ply": m.ply, "by": (p0, p1)[m.side].name, "notation": m.notation, "at": m.created_at}

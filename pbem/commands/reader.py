@@ -1,21 +1,18 @@
-"""From a mail's subject and reply text to commands, one per line, and running them.
+"""From a mail's subject and reply text to command lines, each line classified once.
 
-A line whose first word is a command runs that command. A line that looks like a move
-(its first word holds a digit, e.g. `c4`, `a1-c3`, `17@d4`) is played in the game the mail
-is about. Anything else is reported back as ignored, never fatal.
+A line whose first word is a command is that command. A line that looks like a move (its
+first word holds a digit, e.g. `c4`, `a1-c3`, `17@d4`) is a bare move, played in the game
+the mail is about. Anything else is reported back as ignored, never fatal.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from pbem import games as G
-from pbem import trust
 from pbem.commands import base
-from pbem.commands.base import CommandError, Context
-from pbem.commands.play import play_move
-from pbem.present import game_view
+from pbem.config import Settings
+from pbem.templates import Templates
 
 MAX_LINES = 30
 _OUR_SUBJECT = re.compile(r"\[pbem\b[^\]]*\]", re.IGNORECASE)
@@ -26,6 +23,16 @@ class Line:
     text: str
     words: list[str]
     command: base.Command | None  # None: a bare move
+
+
+@dataclass
+class Reading:
+    """What a mail says: its command lines (at most MAX_LINES), the lines that are not
+    commands, and how many command lines its body held in all."""
+
+    lines: list[Line] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+    count: int = 0
 
 
 def _looks_like_move(words: list[str]) -> bool:
@@ -55,46 +62,35 @@ def classify(text: str) -> Line | None:
     return Line(text, words, command)
 
 
-def read(subject: str, body: str) -> tuple[list[Line], list[str]]:
+def reads_as_command(text: str) -> bool:
+    """Whether a line of our own mails would be read back as a command (the templates'
+    guard: a wrapped line must never start like one)."""
+    return classify(text.strip()) is not None
+
+
+def read(subject: str, body: str) -> Reading:
     """The command lines of a mail (subject first) and the lines that were not commands."""
-    lines: list[Line] = []
-    ignored: list[str] = []
+    reading = Reading()
     first = classify(subject) if subject and not _OUR_SUBJECT.search(subject) else None
     if first is not None:
-        lines.append(first)
+        reading.lines.append(first)
     for raw in body.splitlines():
         text = raw.strip()
         if not text:
             continue
         line = classify(text)
         if line is None:
-            ignored.append(text[:120])
-        elif first is not None and len(lines) == 1 and text.lower() == first.text.lower():
+            if len(reading.ignored) < 200:
+                reading.ignored.append(text[:120])
+        elif first is not None and reading.count == 0 and text.lower() == first.text.lower():
             continue  # the body repeats the subject's command
         else:
-            lines.append(line)
-        if len(lines) >= MAX_LINES:
-            break
-    return lines, ignored
+            reading.count += 1
+            if len(reading.lines) < MAX_LINES:
+                reading.lines.append(line)
+    return reading
 
 
-def execute(ctx: Context, lines: list[Line]) -> None:
-    """Run each line in its own savepoint: a refused line changes nothing and says why."""
-    for line in lines:
-        parts, notices = len(ctx.parts), len(ctx.notices)
-        savepoint = ctx.session.begin_nested()
-        try:
-            trust.guard(ctx, line)
-            if line.command is None:
-                game = G.find_game(ctx.session, ctx.player, None, ctx.game_hint)
-                play_move(ctx, game, line.text)
-            else:
-                line.command.run(ctx, line.words[1:], line.text)
-        except CommandError as exc:
-            savepoint.rollback()
-            del ctx.parts[parts:]
-            del ctx.notices[notices:]
-            view = game_view(ctx.session, exc.game, ctx.player) if exc.game is not None else None
-            ctx.reply("error.txt", line=line.text[:200], message=exc.message, hint=exc.hint, game=view)
-        else:
-            savepoint.commit()
+def guarded_templates(settings: Settings | None = None) -> Templates:
+    """The one way to make the mail templates: wrapped lines never start like a command."""
+    return Templates(guard=reads_as_command)

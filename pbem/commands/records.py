@@ -6,11 +6,12 @@ import engine
 from pbem import games as G
 from pbem import ratings, records
 from pbem import watchers as W
-from pbem.clock import now
 from pbem.commands.args import split_game
-from pbem.commands.base import Command, CommandError, Context, register
+from pbem.commands.base import Call, Command, Context, register
+from pbem.errors import CommandError
 from pbem.models import Game
 from pbem.present import game_view
+from pbem.wallclock import now
 
 
 def _any_game(ctx: Context, args: list[str]) -> Game:
@@ -46,9 +47,9 @@ class RecordCommand(Command):
     aliases = ("export", "sgf")
     syntax = "record [ID]"
     summary = "the game record, attached (SGF for Capture Go)"
-    takes_game = True
 
-    def run(self, ctx: Context, args: list[str], line: str) -> None:
+    def run(self, ctx: Context, call: Call) -> None:
+        args = call.args
         game = _any_game(ctx, args)
         record = records.export(ctx.session, game)
         ctx.reply("record.txt", game=game_view(ctx.session, game, ctx.player), file=record.filename,
@@ -67,7 +68,8 @@ class Ratings(Command):
     syntax = "ratings GAME"
     summary = "the rating list of a game type"
 
-    def run(self, ctx: Context, args: list[str], line: str) -> None:
+    def run(self, ctx: Context, call: Call) -> None:
+        args = call.args
         kind = _kind(args, "ratings ataxx")
         table = ratings.table(ctx.session, kind)
         ctx.reply("ratings.txt", kind=kind, title=engine.lookup(kind).title, rows=table[:50], me=ctx.player.address)
@@ -85,7 +87,8 @@ class Stats(Command):
     syntax = "stats [GAME]"
     summary = "how many games were won by each side"
 
-    def run(self, ctx: Context, args: list[str], line: str) -> None:
+    def run(self, ctx: Context, call: Call) -> None:
+        args = call.args
         kind = _kind(args, "stats ataxx") if args else None
         ctx.reply("stats.txt", rows=records.statistics(ctx.session, kind), kind=kind)
 
@@ -102,9 +105,9 @@ class Watch(Command):
     aliases = ("observe", "follow")
     syntax = "watch ID"
     summary = "get every new board of someone else's game"
-    takes_game = True
 
-    def run(self, ctx: Context, args: list[str], line: str) -> None:
+    def run(self, ctx: Context, call: Call) -> None:
+        args = call.args
         game = _watched(ctx, args, "watch 42")
         if game.side_of(ctx.player.id) is not None:
             raise CommandError(f"You play in game #{game.id}: you get its boards already.", "", game)
@@ -124,9 +127,9 @@ class Unwatch(Command):
     aliases = ("unobserve", "unfollow")
     syntax = "unwatch ID"
     summary = "stop getting a game's boards"
-    takes_game = True
 
-    def run(self, ctx: Context, args: list[str], line: str) -> None:
+    def run(self, ctx: Context, call: Call) -> None:
+        args = call.args
         game = _watched(ctx, args, "unwatch 42")
         removed = W.unwatch(ctx.session, game, ctx.player)
         if not removed:

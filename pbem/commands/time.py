@@ -4,30 +4,26 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pbem import clock
+from pbem import clock, notify
 from pbem import games as G
-from pbem.commands.base import Command, CommandError, Context, register
+from pbem.commands.base import Call, Command, Context, register
+from pbem.errors import CommandError
 from pbem.present import game_view
+from pbem.wallclock import now
 
 
 def time_control(ctx: Context, options: dict[str, str]) -> tuple[int, bool]:
     """Take `days=` and `weekends=` out of a challenge's options: (days per move, weekends off)."""
-    try:
-        return clock.time_control(
-            options.pop("days", None), options.pop("weekends", None), ctx.service.settings.default_days
-        )
-    except clock.ClockError as exc:
-        raise CommandError(exc.message, exc.hint) from None
+    return clock.time_control(options.pop("days", None), options.pop("weekends", None), ctx.settings.default_days)
 
 
-def _tell_opponents(ctx: Context, template: str, until: datetime | None = None) -> int:
+def _tell_opponents(ctx: Context, event: str, until: datetime | None = None) -> int:
     """Tell the opponent of each of the player's games (in their zone); returns how many games."""
     active = G.active_games(ctx.session, ctx.player)
     for game in active:
         opponent = G.opponent(ctx.session, game, ctx.player)
         shown = clock.when(until, clock.zone(opponent.timezone)) if until is not None else None
-        view = game_view(ctx.session, game, opponent)
-        ctx.notify(template, opponent, game, game=view, away=ctx.player.name, until=shown)
+        ctx.add(notify.tell(ctx.session, event, game, ctx.player, away=ctx.player.name, until=shown))
     return len(active)
 
 
@@ -44,21 +40,19 @@ class Timezone(Command):
     syntax = "timezone ZONE"
     summary = "show deadlines in your time zone"
 
-    def run(self, ctx: Context, args: list[str], line: str) -> None:
+    def run(self, ctx: Context, call: Call) -> None:
+        args = call.args
         if len(args) != 1:
             raise CommandError(
                 "Please give one time zone, written as Region/City.",
                 "Write e.g. timezone Europe/Rome or timezone America/New_York.",
             )
-        try:
-            name = clock.parse_zone(args[0])
-        except clock.ClockError as exc:
-            raise CommandError(exc.message, exc.hint) from None
+        name = clock.parse_zone(args[0])
         ctx.player.timezone = name
         ctx.session.add(ctx.player)
         ctx.session.flush()
         games = [game_view(ctx.session, g, ctx.player) for g in G.active_games(ctx.session, ctx.player)]
-        ctx.reply("timezone.txt", zone=name, local=clock.when(clock.now(), clock.zone(name)), games=games)
+        ctx.reply("timezone.txt", zone=name, local=clock.when(now(), clock.zone(name)), games=games)
 
 
 @register
@@ -74,17 +68,15 @@ class Vacation(Command):
     syntax = "vacation DAYS"
     summary = "pause your clocks for some days"
 
-    def run(self, ctx: Context, args: list[str], line: str) -> None:
+    def run(self, ctx: Context, call: Call) -> None:
+        args = call.args
         if len(args) != 1 or not args[0].isdigit():
             raise CommandError("Please give the number of days, as a whole number.", "Write e.g. vacation 10.")
-        settings, at = ctx.service.settings, clock.now()
+        settings, at = ctx.settings, now()
         allowance = settings.vacation_days_per_year
-        try:
-            vacation = clock.start_vacation(ctx.session, ctx.player, int(args[0]), at, allowance)
-        except clock.ClockError as exc:
-            raise CommandError(exc.message, exc.hint) from None
+        vacation = clock.start_vacation(ctx.session, ctx.player, int(args[0]), at, allowance)
         until = clock.when(vacation.ends_at, clock.zone(ctx.player.timezone))
-        games = _tell_opponents(ctx, "opponent_away.txt", vacation.ends_at)
+        games = _tell_opponents(ctx, "away", vacation.ends_at)
         ctx.reply(
             "vacation.txt",
             days=int(args[0]),
@@ -105,15 +97,12 @@ class Back(Command):
     syntax = "back"
     summary = "end your vacation early"
 
-    def run(self, ctx: Context, args: list[str], line: str) -> None:
-        at = clock.now()
-        try:
-            clock.end_vacation(ctx.session, ctx.player, at)
-        except clock.ClockError as exc:
-            raise CommandError(exc.message, exc.hint) from None
-        games = _tell_opponents(ctx, "opponent_back.txt")
+    def run(self, ctx: Context, call: Call) -> None:
+        at = now()
+        clock.end_vacation(ctx.session, ctx.player, at)
+        games = _tell_opponents(ctx, "back")
         ctx.reply(
             "back.txt",
             games=games,
-            remaining=ctx.service.settings.vacation_days_per_year - clock.days_used(ctx.session, ctx.player, at.year),
+            remaining=ctx.settings.vacation_days_per_year - clock.days_used(ctx.session, ctx.player, at.year),
         )

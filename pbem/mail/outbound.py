@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
+from datetime import datetime
 from email import charset, encoders
 from email.header import Header
 from email.message import Message
@@ -44,6 +45,7 @@ def build(
     references: Sequence[str] = (),
     loop_marker: str,
     attachments: Sequence[tuple[str, str, str]] = (),
+    date: datetime | None = None,
 ) -> bytes:
     """The exact bytes of one outgoing mail (CRLF line ends, as SMTP wants them)."""
     text = MIMEText(body, "plain", _body_charset(body))
@@ -62,7 +64,7 @@ def build(
     msg["To"] = formataddr(recipient)
     msg["Reply-To"] = reply_to
     msg["Subject"] = subject if subject.isascii() else Header(subject, "utf-8", header_name="Subject")
-    msg["Date"] = format_datetime(now())
+    msg["Date"] = format_datetime(date or now())
     msg["Message-ID"] = message_id
     if in_reply_to:
         msg["In-Reply-To"] = in_reply_to

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from freezegun import freeze_time
 from sqlmodel import Session, select
 
-from pbem import clock
+from pbem import clock, timekeeper
 from pbem.commands import reader
 from pbem.db import make_engine, transaction
 from pbem.models import Game, Outbox, Reminder
@@ -43,14 +43,14 @@ def game(server, game_id: int = 1) -> Game:
         return session.get(Game, game_id)
 
 
-def tick(server, at: datetime) -> clock.Round:
+def tick(server, at: datetime) -> timekeeper.Round:
     with freeze_time(at):
-        return clock.tick(server.engine, server.service.settings, server.service.templates)
+        return timekeeper.tick(server.engine, server.service.settings, server.service.templates)
 
 
 def kinds(server, address: str) -> list[str]:
     with Session(server.engine) as session:
-        return list(session.exec(select(Outbox.kind).where(Outbox.recipient == address).order_by(Outbox.id)))
+        return list(session.exec(select(Outbox.template).where(Outbox.recipient == address).order_by(Outbox.id)))
 
 
 def test_time_control_is_chosen_at_the_challenge_and_shown_in_board_mails(clocked) -> None:
@@ -84,20 +84,20 @@ def test_bad_time_controls_and_zones_are_refused_clearly(clocked) -> None:
 
 def test_reminders_are_sent_once_each_even_across_restarts(clocked) -> None:
     start_game(clocked)  # 7 days: deadline 8 June 09:00
-    assert tick(clocked, START + timedelta(days=4)) == clock.Round(0, 0)
-    assert tick(clocked, START + timedelta(days=5, minutes=1)) == clock.Round(1, 0)
+    assert tick(clocked, START + timedelta(days=4)) == timekeeper.Round(0, 0)
+    assert tick(clocked, START + timedelta(days=5, minutes=1)) == timekeeper.Round(1, 0)
     for minutes in (2, 30, 600):
-        assert tick(clocked, START + timedelta(days=5, minutes=minutes)) == clock.Round(0, 0)
+        assert tick(clocked, START + timedelta(days=5, minutes=minutes)) == timekeeper.Round(0, 0)
     mail = clocked.last(BOB)
     assert "reminder" in mail["Subject"]
     assert "2 days remain before your deadline, Mon 8 Jun 2026, 09:00 UTC" in " ".join(body(mail).split())
     # a restart: a new engine and service over the same file send nothing again
     restarted = Service(clocked.service.settings, make_engine(clocked.service.settings.db_url))
     with freeze_time(START + timedelta(days=5, hours=1)):
-        assert clock.tick(restarted.engine, restarted.settings) == clock.Round(0, 0)
-        assert clock.tick(restarted.engine, restarted.settings, restarted.templates) == clock.Round(0, 0)
-    assert tick(clocked, START + timedelta(days=6, hours=2)) == clock.Round(1, 0)
-    assert tick(clocked, START + timedelta(days=6, hours=3)) == clock.Round(0, 0)
+        assert timekeeper.tick(restarted.engine, restarted.settings) == timekeeper.Round(0, 0)
+        assert timekeeper.tick(restarted.engine, restarted.settings, restarted.templates) == timekeeper.Round(0, 0)
+    assert tick(clocked, START + timedelta(days=6, hours=2)) == timekeeper.Round(1, 0)
+    assert tick(clocked, START + timedelta(days=6, hours=3)) == timekeeper.Round(0, 0)
     assert kinds(clocked, BOB).count("reminder") == 2
     assert kinds(clocked, ALICE).count("reminder") == 0
     with Session(clocked.engine) as session:
@@ -106,14 +106,14 @@ def test_reminders_are_sent_once_each_even_across_restarts(clocked) -> None:
 
 def test_after_downtime_one_reminder_covers_every_point_passed(clocked) -> None:
     start_game(clocked)
-    assert tick(clocked, START + timedelta(days=6, hours=12)) == clock.Round(1, 0)
-    assert tick(clocked, START + timedelta(days=6, hours=13)) == clock.Round(0, 0)
+    assert tick(clocked, START + timedelta(days=6, hours=12)) == timekeeper.Round(1, 0)
+    assert tick(clocked, START + timedelta(days=6, hours=13)) == timekeeper.Round(0, 0)
     assert kinds(clocked, BOB).count("reminder") == 1
 
 
 def test_a_one_day_game_gets_no_reminder_at_its_start(clocked) -> None:
     start_game(clocked, "days=1")
-    assert tick(clocked, START + timedelta(minutes=1)) == clock.Round(0, 0)
+    assert tick(clocked, START + timedelta(minutes=1)) == timekeeper.Round(0, 0)
     assert kinds(clocked, BOB).count("reminder") == 0
 
 
@@ -123,7 +123,7 @@ def test_the_player_on_move_loses_on_time_despite_a_draw_offer(clocked) -> None:
         say(clocked, BOB, "draw 1")
     assert game(clocked).draw_offer == 1
     assert tick(clocked, START + timedelta(days=7) - timedelta(seconds=1)).forfeits == 0
-    assert tick(clocked, START + timedelta(days=7, seconds=1)) == clock.Round(0, 1)
+    assert tick(clocked, START + timedelta(days=7, seconds=1)) == timekeeper.Round(0, 1)
     g = game(clocked)
     assert (g.status, g.winner, g.result, g.reason) == ("finished", 0, "1-0", "bob ran out of time")
     for address in (ALICE, BOB):
@@ -131,7 +131,7 @@ def test_the_player_on_move_loses_on_time_despite_a_draw_offer(clocked) -> None:
         assert "game over, 1-0" in mail["Subject"]
         assert "Game #1 is over: bob ran out of time." in body(mail)
         assert "deadline" not in body(mail).lower()
-    assert tick(clocked, START + timedelta(days=9)) == clock.Round(0, 0)
+    assert tick(clocked, START + timedelta(days=9)) == timekeeper.Round(0, 0)
     assert kinds(clocked, ALICE).count("game_over") == 1 and kinds(clocked, BOB).count("game_over") == 1
 
 
@@ -147,7 +147,7 @@ def test_vacation_pauses_the_clock_and_back_resumes_it(clocked) -> None:
         assert "bob is on vacation" in told["Subject"]
         assert "Deadline for bob: Sat 13 Jun 2026, 09:00 UTC" in body(told)
         assert "bob is on vacation until Sun 7 Jun 2026, 09:00 UTC; the clock waits" in body(told)
-    assert tick(clocked, START + timedelta(days=8)) == clock.Round(0, 0)  # the old deadline is no more
+    assert tick(clocked, START + timedelta(days=8)) == timekeeper.Round(0, 0)  # the old deadline is no more
     with freeze_time(START + timedelta(days=3, hours=1)):
         say(clocked, BOB, "back")
         assert "3 vacation days left" not in body(clocked.last(BOB))
@@ -169,7 +169,7 @@ def test_a_player_may_move_on_vacation_and_the_opponent_clock_runs(clocked) -> N
         say(clocked, BOB, "move 1 d4")
     assert game(clocked).ply == 2
     # Alice is on move now: her clock runs, Bob's vacation does not stop it
-    assert tick(clocked, START + timedelta(days=7, hours=2, seconds=1)) == clock.Round(0, 1)
+    assert tick(clocked, START + timedelta(days=7, hours=2, seconds=1)) == timekeeper.Round(0, 1)
     assert game(clocked).reason == "alice ran out of time"
 
 
@@ -212,7 +212,7 @@ def test_admin_extension_moves_the_deadline_and_tells_both(clocked) -> None:
     start_game(clocked)
     with freeze_time(START + timedelta(days=6)), transaction(clocked.engine) as session:
         g = session.get(Game, 1)
-        clock.extend(session, clocked.service.settings, clocked.service.templates, g, 2, "mail server outage")
+        timekeeper.extend(session, clocked.service.settings, clocked.service.templates, g, 2, "mail server outage")
     for address in (ALICE, BOB):
         text = " ".join(body(clocked.last(address)).split())
         assert "gave bob 2 more days for this move in game #1: mail server outage." in text
@@ -232,13 +232,13 @@ def test_every_clock_mail_reads_safely(clocked) -> None:
         until = clock.game_deadline(session, game(clocked))
     assert tick(clocked, until - timedelta(hours=30)).reminders == 1
     with freeze_time(START + timedelta(days=8)), transaction(clocked.engine) as session:
-        clock.extend(session, clocked.service.settings, clocked.service.templates, session.get(Game, 1), 0.5, "")
+        timekeeper.extend(session, clocked.service.settings, clocked.service.templates, session.get(Game, 1), 0.5, "")
     assert tick(clocked, START + timedelta(days=30)).forfeits == 1
     with Session(clocked.engine) as session:
         rows = session.exec(select(Outbox)).all()
-    seen = {row.kind for row in rows}
+    seen = {row.template for row in rows}
     assert {"reminder", "vacation", "back", "opponent_away", "opponent_back", "timezone", "extended", "game_over"} <= seen
     for row in rows:
-        for line in body(parse(row.data)).splitlines()[1:]:
-            assert len(line) <= 72, f"{row.kind}: too wide: {line!r}"
-            assert reader.classify(line.strip()) is None, f"{row.kind}: {line!r} reads as a command"
+        for line in body(parse(row.message)).splitlines()[1:]:
+            assert len(line) <= 72, f"{row.template}: too wide: {line!r}"
+            assert reader.classify(line.strip()) is None, f"{row.template}: {line!r} reads as a command"

@@ -29,7 +29,7 @@ class Server:
     def mails(self, address: str) -> list:
         with Session(self.engine) as session:
             rows = session.exec(select(Outbox).where(Outbox.recipient == address).order_by(Outbox.id)).all()
-            return [parse(row.data) for row in rows]
+            return [parse(row.message) for row in rows]
 
     def last(self, address: str):
         mails = self.mails(address)

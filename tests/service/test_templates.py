@@ -56,15 +56,15 @@ def test_every_template_is_sent_and_reads_safely(server) -> None:
         assert server.send(raw) == "processed", line
     with Session(server.engine) as session:
         rows = session.exec(select(Outbox).order_by(Outbox.id)).all()
-    used = {row.kind + ".txt" for row in rows}
+    used = {row.template + ".txt" for row in rows}
     expected = set(Templates().names()) - {f"rules/{n}" for n in _rules()} - NOT_BY_MAIL
     assert expected - used - {"rules.txt"} == set()
     for row in rows:
-        mail = parse(row.data)
+        mail = parse(row.message)
         body = text(mail)
         for line in body.splitlines()[1:]:
-            assert len(line) <= 72, f"{row.kind}: too wide: {line!r}"
-            assert reader.classify(line.strip()) is None, f"{row.kind}: {line!r} reads as a command"
+            assert len(line) <= 72, f"{row.template}: too wide: {line!r}"
+            assert reader.classify(line.strip()) is None, f"{row.template}: {line!r} reads as a command"
         assert mail["Auto-Submitted"] == "auto-replied"
         assert mail["Reply-To"].startswith("pbem+")
 

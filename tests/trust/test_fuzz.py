@@ -91,7 +91,8 @@ lines = st.one_of(text, st.lists(st.sampled_from(WORDS), max_size=10).map(" ".jo
 @given(st.lists(lines, min_size=BATCH, max_size=BATCH), st.lists(lines, min_size=BATCH, max_size=BATCH))
 def test_the_command_reader_never_raises(subjects: list[str], bodies: list[str]) -> None:
     for subject, body in zip(subjects, bodies, strict=True):
-        commands, ignored = reader.read(subject, body + "\n" + subject)
+        reading = reader.read(subject, body + "\n" + subject)
+        commands, ignored = reading.lines, reading.ignored
         assert len(commands) <= reader.MAX_LINES
         assert all(line.text.strip() and line.words for line in commands)
         assert all(isinstance(line, str) for line in ignored)

@@ -175,7 +175,7 @@ def test_a_message_that_keeps_failing_is_quarantined_and_can_be_retried(server, 
     daemon._loop = _Loop()
     raw = compose(ALICE, "help")
     real = daemon.service.handle
-    monkeypatch.setattr(daemon.service, "handle", lambda data: (_ for _ in ()).throw(_Boom("disk on fire")))
+    monkeypatch.setattr(daemon.service, "handle", lambda data, envelope=None: (_ for _ in ()).throw(_Boom("disk on fire")))
     finished = [daemon.process("k1", raw) for _ in range(quarantine.MAX_TRIES)]
     assert finished == [False] * (quarantine.MAX_TRIES - 1) + [True]  # set aside: the loop goes on
     daemon._done(["k1"])
@@ -198,8 +198,8 @@ def test_a_message_that_keeps_failing_is_quarantined_and_can_be_retried(server, 
 def test_a_crash_loop_ends_in_quarantine(server) -> None:
     raw = compose(ALICE, "help")
     for _ in range(quarantine.MAX_TRIES):  # each try dies before it can say it failed
-        assert quarantine.admit(server.engine, raw)
-    assert not quarantine.admit(server.engine, raw)
+        assert quarantine.admit(server.engine, server.service.parse(raw), raw)
+    assert not quarantine.admit(server.engine, server.service.parse(raw), raw)
     assert len(quarantine.quarantined(server.engine)) == 1
 
 

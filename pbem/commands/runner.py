@@ -1,0 +1,97 @@
+"""The command runner: settles each line once, then runs it in a savepoint.
+
+For every line the runner decides, before the command runs, which command it is (a bare
+move is `move`), whether the sender has shown proof of receipt where the command needs it,
+and which game it is about (found and locked once). A refused line changes nothing and
+says why; a bare line that the game's notation does not know is chatter ("g2 looks
+good"): it is listed with the lines that were not commands instead of drawing an error.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from pbem import games as G
+from pbem import trust
+from pbem.commands import base
+from pbem.commands.args import split_game
+from pbem.commands.base import Call, Context
+from pbem.commands.reader import MAX_LINES, Line, Reading
+from pbem.errors import CommandError, NotAMove
+from pbem.present import game_view
+
+log = logging.getLogger(__name__)
+
+NO_PROOF = CommandError(
+    "This mail does not show that it answers one of my mails, so I did not act on it "
+    "(anyone can put your address in From).",
+    "Reply to my latest mail about the game, keeping its subject and sending it to its Reply-To address.",
+    code="trust.no_proof",
+)
+
+
+def run(ctx: Context, reading: Reading) -> list[str]:
+    """Run a mail's command lines; returns the lines left alone (not commands, chatter)."""
+    ignored = list(reading.ignored)
+    if not _screen(ctx, reading):
+        return []
+    for line in reading.lines:
+        letters = len(ctx.letters)
+        savepoint = ctx.session.begin_nested()
+        try:
+            _run_line(ctx, line)
+        except CommandError as exc:
+            savepoint.rollback()
+            del ctx.letters[letters:]
+            if isinstance(exc, NotAMove) and line.command is None:
+                ignored.append(line.text[:120])  # chatter that happens to start like a move
+                continue
+            view = game_view(ctx.session, exc.game, ctx.player) if exc.game is not None else None
+            ctx.reply("error.txt", line=line.text[:200], message=exc.message, hint=exc.hint, game=view)
+        else:
+            savepoint.commit()
+    return ignored
+
+
+def _run_line(ctx: Context, line: Line) -> None:
+    command = line.command or base.find("move")
+    args = line.words[1:] if line.command is not None else line.words
+    game, missing = None, None
+    if command.takes_game:
+        game_id, args = split_game(args)
+        try:
+            game = G.find_game(ctx.session, ctx.player, game_id, ctx.game_hint)
+        except CommandError as exc:
+            missing = exc  # said after the proof, which matters more
+    if line.command is None and game is not None:
+        G.read_move(game, line.text)  # chatter raises NotAMove; a wrong move is said when it is played
+    if command.requires_proof and ctx.evidence.proof is None:
+        raise NO_PROOF
+    if missing is not None:
+        raise missing
+    if game is not None and command.needs_current_board:
+        if trust.outdated(ctx.evidence, game.id):
+            raise CommandError(
+                f"Your mail answers an older board of game #{game.id}; the game has changed since, "
+                "so I did not apply it to a position you have not seen.",
+                "Here is the board as it stands: reply to this mail if you still want to play.",
+                game=game,
+                code="trust.outdated_board",
+                params={"game": game.id},
+            )
+        ctx.game_hint = game.id
+        ctx.inbound.game_id = game.id
+    command.run(ctx, Call(line.text, args, game))
+
+
+def _screen(ctx: Context, reading: Reading) -> bool:
+    """Whether to run the commands at all: an oversized mail or too many command lines get
+    one short error instead."""
+    limit = ctx.settings.max_message_bytes
+    if ctx.envelope.size > limit:
+        ctx.reply("refused.txt", why="size", limit=limit // 1024)
+        return False
+    if reading.count > MAX_LINES:
+        ctx.reply("refused.txt", why="lines", limit=MAX_LINES)
+        return False
+    return True

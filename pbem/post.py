@@ -1,0 +1,137 @@
+"""From letters to mails in the outbox: render, tag, thread, attach, queue.
+
+Each mail is rendered once, here, from its letters (the data the commands, the clock and
+the admin chose through `pbem.notify`): the sections' templates, the subject of the
+first, the `[pbem #N]` tag of the game it shows and the sender's token, the thread of
+the recipient's earlier mails about that game, and the game records the letters ask
+for. The row holds the final bytes, so a retry sends the very same mail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from sqlalchemy import func
+from sqlmodel import Session, select
+
+from pbem import records, trust
+from pbem.config import Settings
+from pbem.mail import outbound
+from pbem.models import Game, Outbox, Player
+from pbem.notify import Letter
+from pbem.templates import Templates
+from pbem.wallclock import now
+
+
+def post(
+    session: Session,
+    settings: Settings,
+    templates: Templates,
+    letters: Iterable[Letter],
+    *,
+    ignored: Sequence[str] = (),
+    in_reply_to: str | None = None,
+    references: Sequence[str] = (),
+    reply_game: Game | None = None,
+) -> list[Outbox]:
+    """Queue the letters: the reply sections as one mail (threaded under the mail being
+    answered, listing its `ignored` lines), every other letter grouped into one mail per
+    recipient and game, so that two facts about one game reach a player in one mail."""
+    letters = list(letters)
+    rows = []
+    replies = [letter for letter in letters if letter.reply]
+    if replies:
+        rows.append(
+            queue(
+                session, settings, templates, replies[0].player, replies,
+                game=reply_game, ignored=ignored, in_reply_to=in_reply_to, references=references,
+            )
+        )
+    groups: dict[tuple[int, int | None], list[Letter]] = {}
+    for letter in letters:
+        if not letter.reply:
+            groups.setdefault((letter.player.id, letter.game.id if letter.game else None), []).append(letter)
+    for group in groups.values():
+        rows.append(queue(session, settings, templates, group[0].player, group, game=group[0].game))
+    return rows
+
+
+def queue(
+    session: Session,
+    settings: Settings,
+    templates: Templates,
+    player: Player,
+    letters: Sequence[Letter],
+    *,
+    game: Game | None = None,
+    ignored: Sequence[str] = (),
+    in_reply_to: str | None = None,
+    references: Sequence[str] = (),
+) -> Outbox:
+    """Render `letters` (sections of one mail to `player`) and add the mail to the outbox."""
+    rendered = [templates.render(letter.template, **letter.data) for letter in letters]
+    first = next((i for i, r in enumerate(rendered) if r.subject), None)
+    subject = rendered[first].subject if first is not None else settings.name
+    tagged = letters[first].game_id if first is not None else None
+    # `[pbem #42]` (or `[pbem]`) marks our subjects, so a reply's "Re: ..." is never read as a command
+    subject = f"[pbem #{tagged}] {subject}" if tagged is not None else f"[pbem] {subject}"
+    subject = trust.tag_subject(subject, player)
+    frame = templates.render(
+        "_mail.txt",
+        sections=[r.body for r in rendered],
+        ignored=list(ignored),
+        player=player,
+        game_id=game.id if game is not None else None,
+    )
+    thread_reply, thread_refs = _thread(session, player, game)
+    message_id = outbound.new_message_id(settings.domain)
+    at = now()
+    data = outbound.build(
+        message_id=message_id,
+        sender=(settings.name, settings.address),
+        recipient=(player.name, player.address),
+        reply_to=trust.reply_to(settings, player, game),
+        subject=subject,
+        body=frame.body,
+        in_reply_to=in_reply_to or thread_reply,
+        references=[*references, *thread_refs] if in_reply_to else thread_refs,
+        loop_marker=settings.address,
+        attachments=_records(session, letters),
+        date=at,
+    )
+    row = Outbox(
+        message_id=message_id,
+        recipient=player.address,
+        template=letters[0].template.removesuffix(".txt"),
+        game_id=game.id if game is not None else None,
+        player_id=player.id,
+        message=data,
+        next_attempt_at=at,
+        created_at=at,
+        game_version=game.version if game is not None else None,
+    )
+    session.add(row)
+    return row
+
+
+def _thread(session: Session, player: Player, game: Game | None) -> tuple[str | None, list[str]]:
+    """In-Reply-To and References that keep a player's mails about one game in one thread."""
+    if game is None or game.id is None:
+        return None, []
+    ours = (Outbox.game_id == game.id, Outbox.player_id == player.id)
+    ends = [select(agg(Outbox.id)).where(*ours).scalar_subquery() for agg in (func.min, func.max)]
+    rows = session.exec(select(Outbox.message_id).where(Outbox.id.in_(ends)).order_by(Outbox.id)).all()
+    if not rows:
+        return None, []
+    return rows[-1], [rows[0], rows[-1]]  # the thread's first mail and the newest
+
+
+def _records(session: Session, letters: Sequence[Letter]) -> list[tuple[str, str, str]]:
+    """The game records the letters ask for, each attached once."""
+    files = []
+    for game_id in dict.fromkeys(letter.record for letter in letters if letter.record):
+        game = session.get(Game, game_id)
+        if game is not None:
+            record = records.export(session, game)
+            files.append((record.filename, record.mimetype, record.text))
+    return files
