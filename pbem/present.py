@@ -1,4 +1,10 @@
-"""What templates see: plain dicts built from records, so templates never query."""
+"""What templates see: plain dicts built from records (views), so templates never query.
+
+A game's view has a part that is the same for every reader (the board, the scores, the
+last move) and a part seen from the reader's side (whose turn, the deadline in their zone).
+The shared part is built once per version of the game and session, so the five mails one
+move may cause decode and render the position once.
+"""
 
 from __future__ import annotations
 
@@ -13,20 +19,54 @@ from pbem.models import Challenge, Game, Player
 
 def game_view(session: Session, game: Game, viewer: Player | None = None) -> dict[str, Any]:
     """Everything a mail about a game may show, from the point of view of `viewer`."""
+    shared = _shared(session, game)
+    p0, p1 = G.players(session, game)
+    side_names = shared["sides"]
+    viewer_side = game.side_of(viewer.id) if viewer is not None else None
+    view = {
+        **shared,
+        "your_side": side_names[viewer_side] if viewer_side is not None else None,
+        "your_turn": game.status == "active" and viewer_side == game.turn,
+        "draw_offer_by_opponent": game.draw_offer is not None and game.draw_offer != viewer_side,
+        "you_won": viewer_side is not None and game.winner == viewer_side,
+        "deadline": _deadline(session, game, viewer),  # None once the game is over
+    }
+    if viewer is not None and viewer_side is not None:
+        view["you"] = viewer.name
+        view["opponent"] = (p0, p1)[1 - viewer_side].name
+        view["opponent_address"] = (p0, p1)[1 - viewer_side].address
+    return view
+
+
+def _cache(session: Session) -> dict[tuple, Any]:
+    return session.info.setdefault("pbem.views", {})
+
+
+def forget(session: Session) -> None:
+    """Drop the views built so far: a change that does not touch the game's version (a
+    vacation, a new name) may follow, and the next views must see it."""
+    session.info.pop("pbem.views", None)
+
+
+def _shared(session: Session, game: Game) -> dict[str, Any]:
+    key = ("game", game.id, game.version, game.status)
+    cache = _cache(session)
+    if key in cache:
+        return cache[key]
     rules = G.rules_of(game)
-    pos = rules.load(game.state)
+    pos = G.position(game)
     p0, p1 = G.players(session, game)
     outcome = rules.outcome(pos)
     last = G.last_move(session, game)
-    viewer_side = game.side_of(viewer.id) if viewer is not None else None
     on_move = (p0, p1)[game.turn]
     side_names = rules.sides
-    view = {
+    shared = {
         "id": game.id,
         "kind": game.kind,
         "title": rules.title,
         "describe": rules.describe(),
         "status": game.status,
+        "sides": side_names,
         "players": [
             {"name": p.name, "address": p.address, "side": side_names[i], "score": outcome.scores[i]}
             for i, p in enumerate((p0, p1))
@@ -36,8 +76,6 @@ def game_view(session: Session, game: Game, viewer: Player | None = None) -> dic
         "move_number": game.ply + 1,
         "score_unit": rules.score_unit,
         "on_move": {"name": on_move.name, "side": side_names[game.turn], "address": on_move.address},
-        "your_side": side_names[viewer_side] if viewer_side is not None else None,
-        "your_turn": game.status == "active" and viewer_side == game.turn,
         "last_move": (
             {"notation": last.notation, "by": (p0, p1)[last.side].name, "side": side_names[last.side]}
             if last
@@ -46,19 +84,21 @@ def game_view(session: Session, game: Game, viewer: Player | None = None) -> dic
         "examples": rules.examples(pos) if game.status == "active" else [],
         "notation": rules.notation(),
         "draw_offer": side_names[game.draw_offer] if game.draw_offer is not None else None,
-        "draw_offer_by_opponent": game.draw_offer is not None and game.draw_offer != viewer_side,
         "result": game.result,
         "reason": game.reason,
         "winner": (p0, p1)[game.winner].name if game.winner is not None else None,
-        "you_won": viewer_side is not None and game.winner == viewer_side,
         "created": game.created_at.strftime("%d %b %Y"),
-        "deadline": clock.view(session, game, viewer),  # None once the game is over
     }
-    if viewer is not None and viewer_side is not None:
-        view["you"] = viewer.name
-        view["opponent"] = (p0, p1)[1 - viewer_side].name
-        view["opponent_address"] = (p0, p1)[1 - viewer_side].address
-    return view
+    cache[key] = shared
+    return shared
+
+
+def _deadline(session: Session, game: Game, viewer: Player | None) -> dict[str, Any] | None:
+    key = ("deadline", game.id, game.version, game.clock_credit, viewer.timezone if viewer else None)
+    cache = _cache(session)
+    if key not in cache:
+        cache[key] = clock.view(session, game, viewer)
+    return cache[key]
 
 
 def challenge_view(session: Session, challenge: Challenge) -> dict[str, Any]:

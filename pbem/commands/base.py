@@ -14,6 +14,7 @@ import inspect
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import engine
 from pbem.errors import CommandError
 from pbem.notify import Letter
 
@@ -88,10 +89,13 @@ class Command:
     @classmethod
     def help(cls) -> str:
         """The docstring, its prose joined into paragraphs (the mail is wrapped to fit), its
-        `Write:` / `or:` example lines kept as they are."""
+        `Write:` / `or:` example lines kept as they are. `{games}` and `{variants}` in it
+        stand for the registered games, so a new game needs no edit here."""
         lines: list[str] = []
         prose: list[str] = []
-        for line in [*inspect.cleandoc(cls.__doc__ or cls.summary).splitlines(), ""]:
+        text = inspect.cleandoc(cls.__doc__ or cls.summary)
+        text = text.replace("{games}", ", ".join(engine.names())).replace("{variants}", _variants())
+        for line in [*text.splitlines(), ""]:
             if line.strip() and not line.lstrip().startswith(("Write:", "or:")):
                 prose.append(line.strip())
                 continue
@@ -100,6 +104,14 @@ class Command:
                 prose = []
             lines.append(line)
         return "\n".join(lines).strip()
+
+
+def _variants() -> str:
+    """The games by family, as a challenge's `variant=` may switch among them."""
+    families: dict[str, list[str]] = {}
+    for name in engine.names():
+        families.setdefault(engine.lookup(name).family, []).append(name)
+    return "; ".join(", ".join(names) for names in families.values())
 
 
 COMMANDS: dict[str, Command] = {}

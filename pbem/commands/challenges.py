@@ -62,7 +62,7 @@ class ChallengeCommand(Command):
     Write: challenge ataxx bob@example.org
        or: challenge capturego bob@example.org size=13 target=5 colour=black
        or: challenge ataxx variant=infection blocks=cross   (open to anyone)
-    Options: variant= (ataxx, infection, assimilation; myriades, infinito), colour= (your
+    Options: variant= ({variants}), colour= (your
     side, or first, second, random), days= (per move, 1 to 30, default 7), weekends=off (the
     clock stops on Saturdays and Sundays), and the game's own options, which "rules GAME" lists.
     """

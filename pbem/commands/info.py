@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 from sqlmodel import or_, select
 
 import engine
@@ -54,7 +56,7 @@ def _game_list() -> list[dict[str, str]]:
 class Rules(Command):
     """Send the rules of a game and the options a challenge can set.
 
-    Write: rules ataxx    (or infection, assimilation, capturego, myriades, infinito)
+    Write: rules ataxx    (the games: {games})
     """
 
     name = "rules"
@@ -75,6 +77,7 @@ class Rules(Command):
             "rules.txt",
             game={"name": cls.name, "title": cls.title, "sides": cls.sides},
             rules_text=f"rules/{cls.name}.txt",
+            description=inspect.cleandoc(cls.__doc__ or cls.title),  # for a game with no rules text yet
             options=options,
             notation=rules.notation(),
             example=rules.examples(rules.start())[0],

@@ -18,7 +18,7 @@ from pbem.commands.args import split_game
 from pbem.commands.base import Call, Context
 from pbem.commands.reader import MAX_LINES, Line, Reading
 from pbem.errors import CommandError, NotAMove
-from pbem.present import game_view
+from pbem.present import forget, game_view
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +37,7 @@ def run(ctx: Context, reading: Reading) -> list[str]:
         return []
     for line in reading.lines:
         letters = len(ctx.letters)
+        forget(ctx.session)
         savepoint = ctx.session.begin_nested()
         try:
             _run_line(ctx, line)
