@@ -44,6 +44,8 @@ class Settings:
     max_attempts: int = 12
     retry_base: float = 30.0
     max_error_replies_per_day: int = 10  # per address; beyond it, silence (trust.py)
+    max_replies_per_day: int = 100  # every reply to one address in a day (trust.allowance)
+    max_replies_per_thread: int = 40  # every reply in one thread in a day: a looping responder stops
     max_message_bytes: int = 256 * 1024  # a bigger mail gets one short error
     trusted_authserv_id: str = ""  # a receiving server whose `dmarc=pass` proves the sender
     default_days: int = 7  # time per move when a challenge does not say days=

@@ -23,6 +23,8 @@ class Player(SQLModel, table=True):
     created_at: datetime
     banned: bool = False  # set by `pbem admin ban`: no replies, no play
     timezone: str = Field(default="UTC", max_length=64)  # IANA zone for deadlines and weekends
+    version: int = 0  # bumped by every change of the player's own records: an older mail's token is stale
+    proven_at: datetime | None = None  # when the address first showed that it receives our mail
 
 
 class Challenge(SQLModel, table=True):
@@ -103,6 +105,7 @@ class InboundMessage(SQLModel, table=True):
     subject: str = Field(default="", max_length=400)
     status: str = Field(max_length=20)  # processed, robot (no reply), ...
     note: str = Field(default="", max_length=400)
+    proof: str | None = Field(default=None, max_length=20)  # plus-address, subject, dmarc, wrong; None
     game_id: int | None = Field(default=None, foreign_key="game.id", index=True)
     received_at: datetime
 
@@ -124,6 +127,8 @@ class Outbox(SQLModel, table=True):
     created_at: datetime
     sent_at: datetime | None = None
     game_version: int | None = None  # the game's version this mail showed (a reply to it saw that board)
+    thread: str | None = Field(default=None, max_length=400, index=True)  # the inbound thread it answers
+    unproven: bool = False  # an answer to a mail that showed no proof of receipt (one a day at most)
 
 
 class AdminAction(SQLModel, table=True):
@@ -211,3 +216,15 @@ class Quarantine(SQLModel, table=True):
     error: str = Field(default="", max_length=400)
     created_at: datetime
     updated_at: datetime
+
+
+class HeldMail(SQLModel, table=True):
+    """The commands of a mail that showed no proof of receipt, kept until the player confirms
+    them by replying to our notice (or for a week): nothing is done on a forgeable From alone."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    player_id: int = Field(foreign_key="player.id", index=True)
+    lines: str = Field(max_length=4000)  # the command lines, one per line
+    name: str = Field(default="", max_length=80)  # the display name the mail came with
+    status: str = Field(default="held", max_length=20)  # held confirmed expired
+    created_at: datetime

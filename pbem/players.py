@@ -27,14 +27,9 @@ def default_name(address: str, display: str = "") -> str:
 
 
 def get_or_register(session: Session, address: str, now: datetime, display: str = "") -> Player:
-    """The player writing from `address`, created with a fresh secret on first contact.
-
-    Someone registered by another's challenge takes the display name of their own first mail."""
+    """The player writing from `address`, created with a fresh secret on first contact."""
     address = address.strip().lower()
     player = session.exec(select(Player).where(Player.address == address)).first()
-    if player is not None and display and player.name == default_name(address):
-        player.name = default_name(address, display)  # registered by a challenge; now we know their name
-        session.add(player)
     if player is None:
         player = Player(
             address=address,
@@ -45,3 +40,13 @@ def get_or_register(session: Session, address: str, now: datetime, display: str 
         session.add(player)
         session.flush()
     return player
+
+
+def proven(player: Player, display: str, now: datetime) -> None:
+    """The player's mail proved that they receive ours: note when that first happened, and let
+    someone registered by another's challenge take the display name of their own mail (a
+    forged From must not rename anyone)."""
+    if player.proven_at is None:
+        player.proven_at = now
+    if display and player.name == default_name(player.address):
+        player.name = default_name(player.address, display)

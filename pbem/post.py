@@ -33,6 +33,8 @@ def post(
     in_reply_to: str | None = None,
     references: Sequence[str] = (),
     reply_game: Game | None = None,
+    thread: str | None = None,
+    unproven: bool = False,
 ) -> list[Outbox]:
     """Queue the letters: the reply sections as one mail (threaded under the mail being
     answered, listing its `ignored` lines), every other letter grouped into one mail per
@@ -45,6 +47,7 @@ def post(
             queue(
                 session, settings, templates, replies[0].player, replies,
                 game=reply_game, ignored=ignored, in_reply_to=in_reply_to, references=references,
+                thread=thread, unproven=unproven,
             )
         )
     groups: dict[tuple[int, int | None], list[Letter]] = {}
@@ -67,15 +70,22 @@ def queue(
     ignored: Sequence[str] = (),
     in_reply_to: str | None = None,
     references: Sequence[str] = (),
+    thread: str | None = None,
+    unproven: bool = False,
 ) -> Outbox:
-    """Render `letters` (sections of one mail to `player`) and add the mail to the outbox."""
+    """Render `letters` (sections of one mail to `player`) and add the mail to the outbox.
+
+    `thread` is the inbound thread a reply answers (None for a mail that answers nothing),
+    `unproven` marks the answer to a mail that showed no proof of receipt: both ration replies."""
     rendered = [templates.render(letter.template, **letter.data) for letter in letters]
     first = next((i for i, r in enumerate(rendered) if r.subject), None)
     subject = rendered[first].subject if first is not None else settings.name
     tagged = letters[first].game_id if first is not None else None
     # `[pbem #42]` (or `[pbem]`) marks our subjects, so a reply's "Re: ..." is never read as a command
     subject = f"[pbem #{tagged}] {subject}" if tagged is not None else f"[pbem] {subject}"
-    subject = trust.tag_subject(subject, player)
+    if tagged is not None:
+        shown = game if game is not None and game.id == tagged else session.get(Game, tagged)
+        subject = trust.tag_subject(subject, player, shown)
     frame = templates.render(
         "_mail.txt",
         sections=[r.body for r in rendered],
@@ -109,6 +119,8 @@ def queue(
         next_attempt_at=at,
         created_at=at,
         game_version=game.version if game is not None else None,
+        thread=thread,
+        unproven=unproven,
     )
     session.add(row)
     return row

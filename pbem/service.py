@@ -17,7 +17,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from pbem import players, post, trust
+from pbem import players, post, tokens, trust
 from pbem.commands import reader, runner
 from pbem.commands.base import Context
 from pbem.config import Settings
@@ -30,7 +30,6 @@ from pbem.wallclock import now
 
 log = logging.getLogger(__name__)
 
-_DETAIL = re.compile(r"^(?:g(\d+)-)?([0-9a-f]{16})$")
 _SUBJECT_GAME = re.compile(r"#(\d{1,9})\b")
 
 
@@ -93,18 +92,22 @@ class Service:
             if envelope.automatic == "bounce":  # one of our mails did not arrive: the admin sees it
                 trust.record_bounce(session, self.settings, envelope, raw, now())
             return Result("robot", envelope.message_id)
-        player = players.get_or_register(session, envelope.sender, now(), envelope.sender_name)
+        player = players.get_or_register(session, envelope.sender, now())
         if player.banned:  # `pbem admin ban`: no reply, no commands
             record.status, record.note = "banned", "the sender is banned"
             log.info("no reply to %s: %s is banned", envelope.message_id, envelope.sender)
             return Result("banned", envelope.message_id)
+        evidence = trust.evidence(session, self.settings, envelope, player, now())
+        record.proof = evidence.proof or ("wrong" if evidence.wrong else None)
+        if evidence.proof is not None:
+            players.proven(player, envelope.sender_name, now())  # only a proven mail may name them
         ctx = Context(
             settings=self.settings,
             session=session,
             player=player,
             envelope=envelope,
             inbound=record,
-            evidence=trust.evidence(session, self.settings, envelope, player),
+            evidence=evidence,
             game_hint=self._game_hint(session, envelope),
         )
         ignored = runner.run(ctx, reader.read(envelope.subject, envelope.text))
@@ -115,10 +118,10 @@ class Service:
         """The game a reply is about: our plus-address, then the thread, then `#42`."""
         local, domain = self.settings.local_part.lower(), self.settings.domain.lower()
         for address in envelope.recipients:
-            name, _, dom = address.partition("@")
+            name, _, dom = address.lower().partition("@")
             base, _, detail = name.partition("+")
-            if base == local and dom == domain and (m := _DETAIL.match(detail)) and m.group(1):
-                return int(m.group(1))
+            if base == local and dom == domain and (game_id := tokens.game_of_detail(detail)) is not None:
+                return game_id
         ids = [*envelope.references, *([envelope.in_reply_to] if envelope.in_reply_to else [])]
         if ids:
             found = session.exec(
@@ -134,14 +137,19 @@ class Service:
         return None
 
     def _send(self, ctx: Context, ignored: list[str]) -> None:
-        """Queue the reply to the sender (all its sections in one mail) and the mails to others."""
-        session, settings = ctx.session, self.settings
+        """Queue the reply to the sender (all its sections in one mail) and the mails to others,
+        within the reply budget."""
+        session, settings, at = ctx.session, self.settings, now()
         if not any(letter.reply for letter in ctx.letters):
             ctx.reply("nothing.txt")
+        thread = trust.thread_of(session, ctx.envelope)
         templates = [letter.template for letter in ctx.letters if letter.reply]
-        if trust.over_budget(session, settings, ctx.player, templates, now()):
-            ctx.inbound.status, ctx.inbound.note = "silenced", "error replies for today used up"
+        allowed = trust.allowance(session, settings, ctx.player, ctx.evidence, thread, templates, at)
+        if allowed == "silent":
+            ctx.inbound.status, ctx.inbound.note = "silenced", "replies for today used up"
             ctx.letters = [letter for letter in ctx.letters if not letter.reply]
+        elif allowed == "last":
+            ctx.reply("quiet.txt")
         game = session.get(Game, ctx.game_hint) if ctx.game_hint else None
         if game is not None and game.side_of(ctx.player.id) is None:
             game = None
@@ -154,6 +162,8 @@ class Service:
             in_reply_to=ctx.envelope.message_id,
             references=list(ctx.envelope.references),
             reply_game=game,
+            thread=thread,
+            unproven=ctx.evidence.proof is None,
         )
 
 

@@ -1,91 +1,116 @@
-"""Whom to believe and whom to answer: proof of receipt, outdated boards, reply budget, bounces.
+"""Whom to believe and whom to answer: proof of receipt, outdated mails, the reply budget, bounces.
 
-The From header can be forged, so a command that acts on a game must show a token that
-only our mails carry: the player's secret in our Reply-To plus-address, or the short
-token derived from it in the subject (`[pbem #42] ... [k:0123456789]`) for clients that
-drop Reply-To. A reply to a board older than the game's current one is refused with
-the current board. Error replies are rationed per address and day, so a forger or a
-broken client cannot turn us into a mail cannon; bounces of our mails are recorded
-against the player instead of being answered.
+The From header can be forged and any mail can be replayed, so a command that changes
+anything must show a token that only our mails carry (`pbem.tokens`): in our Reply-To
+plus-address, or in the subject of a game's mail for clients that drop Reply-To. The
+token says which board and which state of the player's records the mail showed; a mail
+that answers an older one changes nothing. Every reply is rationed per address and day
+and per thread, and a mail without proof is answered at most once a day, so a forger or
+a looping auto-responder cannot turn us into a mail cannon; bounces of our mails are
+recorded against the player instead of being answered.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, time
 
 from sqlmodel import Session, func, select
 
+from pbem import tokens
 from pbem.config import Settings
 from pbem.mail.inbound import Envelope
-from pbem.models import Bounce, Game, Outbox, Player
+from pbem.models import Bounce, Game, InboundMessage, Outbox, Player
 
 #: the templates of replies that only say something went wrong (rationed per day)
 ERROR_KINDS = ("error", "nothing", "refused")
+#: wrong tokens an address may show in a day before no token of it is checked any more
+MAX_WRONG_PROOFS = 20
 
-_DETAIL = re.compile(r"^(?:g(\d+)-)?([0-9a-f]{16})$")
-_SUBJECT_TAG = re.compile(r"\[pbem #(\d+)\]")
-_SUBJECT_TOKEN = re.compile(r"\[k:([0-9a-f]{10})\]")
 _OUR_ID = r"<pbem\.[0-9a-f]{24}@%s>"
 _RECIPIENT = re.compile(r"^(?:Final|Original)-Recipient:\s*rfc822\s*;\s*(\S+@\S+)\s*$", re.I | re.M)
 _STATUS = re.compile(r"^(?:Diagnostic-Code|Status):\s*(.+)$", re.I | re.M)
 
 
-def subject_token(player: Player) -> str:
-    """The short token in a game mail's subject tag, derived from the player's secret."""
-    return hashlib.sha256(f"pbem-subject:{player.secret}".encode()).hexdigest()[:10]
-
-
 def reply_to(settings: Settings, player: Player, game: Game | None) -> str:
-    """`game+g42-SECRET@domain`: names the game and proves the replier got our mail."""
-    detail = f"g{game.id}-{player.secret}" if game is not None and game.id else player.secret
-    return settings.plus_address(detail)
+    """Our Reply-To for a mail to `player` about `game`: the plus-address carries the token."""
+    return settings.plus_address(tokens.format_detail(player, tokens.current(player, game)))
 
 
-def tag_subject(subject: str, player: Player) -> str:
-    """A game mail's subject `[pbem #42] ...` ends with `[k:TOKEN]`; other subjects stay as they are.
+def tag_subject(subject: str, player: Player, game: Game | None = None) -> str:
+    """A game mail's subject `[pbem #42] ...` ends with its token `[k:...]`; others stay as they are.
 
     The `[pbem #42]` tag itself is left alone, so filters and bots that match it keep working."""
-    if not _SUBJECT_TAG.search(subject):
+    if game is None or game.id is None or f"[pbem #{game.id}]" not in subject:
         return subject
-    return f"{subject} [k:{subject_token(player)}]"
+    return f"{subject} {tokens.format_subject_key(player, tokens.current(player, game))}"
 
 
 @dataclass
 class Evidence:
-    """What one inbound message proves: how the sender showed our token, which boards it saw."""
+    """What one inbound message proves, read once before any command runs: how the sender
+    showed our token, what that token's mail showed, and which boards the mail answers."""
 
-    proof: str | None  # plus-address, subject, dmarc, first-contact; None: no proof
+    proof: str | None  # plus-address, subject, dmarc; None: no proof
+    token: tokens.Token | None = None  # what the mail that carried the proving token showed
+    player_version: int = 0  # the player's version when the mail arrived
+    wrong: bool = False  # it showed a token that is not ours
     seen: dict[int, int] = field(default_factory=dict)  # game id -> newest version the mail answers
     versions: dict[int, int] = field(default_factory=dict)  # game id -> version when the mail arrived
 
+    @property
+    def stale(self) -> bool:
+        """The proving mail is older than the last change of the player's own records."""
+        return self.token is not None and self.token.player_version < self.player_version
 
-def evidence(session: Session, settings: Settings, envelope: Envelope, player: Player) -> Evidence:
+
+def evidence(session: Session, settings: Settings, envelope: Envelope, player: Player, now: datetime) -> Evidence:
     """Read the proof of receipt and the boards a mail answers, before any command runs."""
-    return Evidence(proof=_proof(session, settings, envelope, player), **_boards(session, envelope))
+    claimed = _claimed(settings, envelope)
+    found = Evidence(proof=None, player_version=player.version)
+    if claimed and _wrong_proofs(session, player, now) < MAX_WRONG_PROOFS:
+        for how, token, mac in claimed:
+            if tokens.verify(player, token, mac):
+                found.proof, found.token = how, token
+                break
+        found.wrong = found.proof is None
+    if found.proof is None and settings.trusted_authserv_id and dmarc_pass(envelope, settings.trusted_authserv_id):
+        found.proof = "dmarc"
+    seen, versions = _boards(session, envelope, found.token)
+    found.seen, found.versions = seen, versions
+    return found
 
 
-def _proof(session: Session, settings: Settings, envelope: Envelope, player: Player) -> str | None:
+def _claimed(settings: Settings, envelope: Envelope) -> list[tuple[str, tokens.Token, str]]:
+    """The tokens a mail offers: its plus-addresses to us, then its subject's keys (a few at most)."""
     local, domain = settings.local_part.lower(), settings.domain.lower()
+    claimed = []
     for address in envelope.recipients:
-        name, _, dom = address.partition("@")
+        name, _, dom = address.lower().partition("@")
         base, _, detail = name.partition("+")
-        if base == local and dom == domain and (m := _DETAIL.match(detail)) and m.group(2) == player.secret:
-            return "plus-address"
-    if any(m.group(1) == subject_token(player) for m in _SUBJECT_TOKEN.finditer(envelope.subject)):
-        return "subject"
-    if settings.trusted_authserv_id and dmarc_pass(envelope, settings.trusted_authserv_id):
-        return "dmarc"
-    written = session.exec(select(Outbox.id).where(Outbox.player_id == player.id).limit(1)).first()
-    if written is None:  # we never wrote to this address: it has no token to show, and nothing to lose
-        return "first-contact"
-    return None
+        if base == local and dom == domain and (parsed := tokens.parse_detail(detail)) is not None:
+            claimed.append(("plus-address", *parsed))
+    claimed += [("subject", token, mac) for token, mac in tokens.parse_subject_keys(envelope.subject)]
+    return claimed[: tokens.MAX_CANDIDATES]
+
+
+def _wrong_proofs(session: Session, player: Player, now: datetime) -> int:
+    """How many mails claiming this address showed a wrong token today."""
+    return session.exec(
+        select(func.count(InboundMessage.id))
+        .where(InboundMessage.sender == player.address)
+        .where(InboundMessage.proof == "wrong")
+        .where(InboundMessage.received_at >= _midnight(now))
+    ).one()
+
+
+def _midnight(now: datetime) -> datetime:
+    return datetime.combine(now.date(), time(0), tzinfo=now.tzinfo)
 
 
 def outdated(evidence: Evidence, game_id: int) -> bool:
-    """Whether the mail answers a board of the game older than its current one."""
+    """Whether the mail answers a board of the game older than the one it had when the mail came."""
     seen, current = evidence.seen.get(game_id), evidence.versions.get(game_id)
     return seen is not None and current is not None and seen < current
 
@@ -112,38 +137,69 @@ def dmarc_pass(envelope: Envelope, authserv_id: str) -> bool:
     return False
 
 
-def _boards(session: Session, envelope: Envelope) -> dict[str, dict[int, int]]:
+def _boards(
+    session: Session, envelope: Envelope, token: tokens.Token | None
+) -> tuple[dict[int, int], dict[int, int]]:
+    """The boards a mail answers (from its token, else its threading headers) and their
+    games' versions as the mail arrives."""
+    seen: dict[int, int] = {}
     ids = [*envelope.references, *([envelope.in_reply_to] if envelope.in_reply_to else [])][-40:]
-    if not ids:
-        return {"seen": {}, "versions": {}}
-    rows = session.exec(
-        select(Outbox.game_id, func.max(Outbox.game_version))
-        .where(Outbox.message_id.in_(ids))
-        .where(Outbox.game_id.is_not(None))
-        .where(Outbox.game_version.is_not(None))
-        .group_by(Outbox.game_id)
-    ).all()
-    seen = {gid: version for gid, version in rows}
+    if ids:
+        rows = session.exec(
+            select(Outbox.game_id, func.max(Outbox.game_version))
+            .where(Outbox.message_id.in_(ids))
+            .where(Outbox.game_id.is_not(None))
+            .where(Outbox.game_version.is_not(None))
+            .group_by(Outbox.game_id)
+        ).all()
+        seen = {gid: version for gid, version in rows}
+    if token is not None and token.game_id is not None:
+        seen[token.game_id] = token.game_version  # the proving token says exactly which board
     versions = {}
     for gid in seen:
         game = session.get(Game, gid)
         if game is not None and game.status == "active":
             versions[gid] = game.version
-    return {"seen": seen, "versions": versions}
+    return seen, versions
 
 
-def over_budget(session: Session, settings: Settings, player: Player, templates: list[str], now: datetime) -> bool:
-    """Whether an error-only reply to `player` would pass today's (UTC) allowance: then, silence."""
-    if not templates or any(t.removesuffix(".txt") not in ERROR_KINDS for t in templates):
-        return False
-    midnight = datetime.combine(now.date(), time(0), tzinfo=now.tzinfo)
-    sent = session.exec(
-        select(func.count(Outbox.id))
-        .where(Outbox.recipient == player.address)
-        .where(Outbox.template.in_(ERROR_KINDS))
-        .where(Outbox.created_at >= midnight)
-    ).one()
-    return sent >= settings.max_error_replies_per_day
+def thread_of(session: Session, envelope: Envelope) -> str:
+    """The thread a mail belongs to, for the per-thread budget: the thread of our mail it
+    answers, else the first of its References, else the mail itself."""
+    if envelope.in_reply_to:
+        ours = session.exec(select(Outbox.thread).where(Outbox.message_id == envelope.in_reply_to)).first()
+        if ours:
+            return ours
+    return (envelope.references[0] if envelope.references else envelope.in_reply_to or envelope.message_id)[:400]
+
+
+def allowance(
+    session: Session, settings: Settings, player: Player, evidence: Evidence, thread: str,
+    templates: list[str], now: datetime,
+) -> str:
+    """Whether we may answer this mail today: "ok", "last" (answer, and say it is the last one
+    today) or "silent". One budget for every reply: per address and day, and per thread (a
+    looping auto-responder stays in one); a mail without proof is answered once a day at most
+    (what a forger can draw), and only what the sender caused counts against them."""
+    midnight = _midnight(now)
+    ours = (Outbox.recipient == player.address, Outbox.created_at >= midnight, Outbox.thread.is_not(None))
+    if evidence.proof is None:
+        answered = session.exec(select(func.count(Outbox.id)).where(*ours, Outbox.unproven.is_(True))).one()
+        return "silent" if answered >= 1 else "ok"
+    proven = (*ours, Outbox.unproven.is_(False))
+    if templates and all(t.removesuffix(".txt") in ERROR_KINDS for t in templates):
+        errors = session.exec(
+            select(func.count(Outbox.id)).where(*proven, Outbox.template.in_(ERROR_KINDS))
+        ).one()
+        if errors >= settings.max_error_replies_per_day:
+            return "silent"
+    replies = session.exec(select(func.count(Outbox.id)).where(*proven)).one()
+    in_thread = session.exec(select(func.count(Outbox.id)).where(*proven, Outbox.thread == thread)).one()
+    if replies >= settings.max_replies_per_day or in_thread >= settings.max_replies_per_thread:
+        return "silent"
+    if replies + 1 >= settings.max_replies_per_day or in_thread + 1 >= settings.max_replies_per_thread:
+        return "last"
+    return "ok"
 
 
 # --- bounces --------------------------------------------------------------------------------------

@@ -18,6 +18,9 @@ class Name(Command):
     syntax = "name NEW NAME"
     summary = "set the name shown to other players"
 
+    requires_proof = True
+    needs_current_records = True
+
     def run(self, ctx: Context, call: Call) -> None:
         args = call.args
         new = " ".join(args)

@@ -82,6 +82,13 @@ class Command:
     requires_proof: ClassVar[bool] = False
     #: the command acts on the game's current position: a reply to an older board is refused
     needs_current_board: ClassVar[bool] = False
+    #: the command changes the sender's own records (settings, challenges, watch list), where a
+    #: replayed old mail would undo a later change: a mail older than the last such change is
+    #: refused, and running it makes older mails stale
+    needs_current_records: ClassVar[bool] = False
+    #: the most words the command takes after its name; a line with more is prose that happens to
+    #: start with the word ("Open Monday to Friday", "Back on Monday"), not the command
+    max_args: ClassVar[int | None] = None
 
     def run(self, ctx: Context, call: Call) -> None:
         raise NotImplementedError

@@ -72,6 +72,9 @@ class ChallengeCommand(Command):
     syntax = "challenge GAME [OPPONENT] [option=value ...]"
     summary = "invite someone to a game, or anyone"
 
+    requires_proof = True
+    needs_current_records = True
+
     def run(self, ctx: Context, call: Call) -> None:
         try:
             words = shlex.split(call.line)[1:]
@@ -172,6 +175,8 @@ class Decline(Command):
     syntax = "decline ID"
     summary = "say no to a challenge to you"
 
+    requires_proof = True
+
     def run(self, ctx: Context, call: Call) -> None:
         challenge = _challenge(ctx, call.args, "decline 12")
         if challenge.opponent_id != ctx.player.id:
@@ -193,6 +198,8 @@ class Withdraw(Command):
     name = "withdraw"
     syntax = "withdraw ID"
     summary = "take back a challenge of yours"
+
+    requires_proof = True
 
     def run(self, ctx: Context, call: Call) -> None:
         challenge = _challenge(ctx, call.args, "withdraw 12")

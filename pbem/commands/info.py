@@ -93,6 +93,8 @@ class Games(Command):
     syntax = "games"
     summary = "your games in progress and whose move it is"
 
+    max_args = 0
+
     def run(self, ctx: Context, call: Call) -> None:
         views = [game_view(ctx.session, g, ctx.player) for g in G.active_games(ctx.session, ctx.player)]
         pending = ctx.session.exec(
@@ -112,6 +114,8 @@ class Open(Command):
     name = "open"
     syntax = "open"
     summary = "the open challenges anyone may take"
+
+    max_args = 0
 
     def run(self, ctx: Context, call: Call) -> None:
         query = (

@@ -106,6 +106,9 @@ class Watch(Command):
     syntax = "watch ID"
     summary = "get every new board of someone else's game"
 
+    requires_proof = True
+    needs_current_records = True
+
     def run(self, ctx: Context, call: Call) -> None:
         args = call.args
         game = _watched(ctx, args, "watch 42")
@@ -127,6 +130,9 @@ class Unwatch(Command):
     aliases = ("unobserve", "unfollow")
     syntax = "unwatch ID"
     summary = "stop getting a game's boards"
+
+    requires_proof = True
+    needs_current_records = True
 
     def run(self, ctx: Context, call: Call) -> None:
         args = call.args

@@ -13,7 +13,7 @@ import logging
 
 from pbem import games as G
 from pbem import trust
-from pbem.commands import base
+from pbem.commands import base, held
 from pbem.commands.args import split_game
 from pbem.commands.base import Call, Context
 from pbem.commands.reader import MAX_LINES, Line, Reading
@@ -28,14 +28,32 @@ NO_PROOF = CommandError(
     "Reply to my latest mail about the game, keeping its subject and sending it to its Reply-To address.",
     code="trust.no_proof",
 )
+STALE = CommandError(
+    "This mail answers an older mail of mine, and your settings have changed since, so I did not "
+    "act on it (a copy of an old mail must not undo what you did later).",
+    "Reply to my latest mail, or to this one, and write the command again.",
+    code="trust.stale",
+)
 
 
 def run(ctx: Context, reading: Reading) -> list[str]:
-    """Run a mail's command lines; returns the lines left alone (not commands, chatter)."""
+    """Run a mail's command lines; returns the lines left alone (not commands, chatter).
+
+    Without proof of receipt, the lines that would change something are held, and the
+    player is asked to confirm them by replying to our notice; a proven mail that confirms
+    runs them then, as if they had come with it."""
     ignored = list(reading.ignored)
     if not _screen(ctx, reading):
         return []
-    for line in reading.lines:
+    lines = reading.lines
+    if ctx.evidence.proof is None:
+        lines = held.hold(ctx, _check_unproven(ctx, lines))
+    elif held.confirms(ctx, lines):
+        lines = [*held.release(ctx), *(line for line in lines if line.command is not held.CONFIRM)]
+    for line in lines:
+        if line.command is not None and line.command.max_args is not None and len(line.words) - 1 > line.command.max_args:
+            ignored.append(line.text[:120])  # prose that starts with a command word
+            continue
         letters = len(ctx.letters)
         forget(ctx.session)
         savepoint = ctx.session.begin_nested()
@@ -47,14 +65,43 @@ def run(ctx: Context, reading: Reading) -> list[str]:
             if isinstance(exc, NotAMove) and line.command is None:
                 ignored.append(line.text[:120])  # chatter that happens to start like a move
                 continue
-            view = game_view(ctx.session, exc.game, ctx.player) if exc.game is not None else None
-            ctx.reply("error.txt", line=line.text[:200], message=exc.message, hint=exc.hint, game=view)
+            _refused(ctx, line, exc)
         else:
             savepoint.commit()
     return ignored
 
 
-def _run_line(ctx: Context, line: Line) -> None:
+def _check_unproven(ctx: Context, lines: list[Line]) -> list[Line]:
+    """Try the lines of an unproven mail and undo them: a mistake is said at once (to the
+    registered address), and only what would work is held for confirmation."""
+    kept = []
+    for line in lines:
+        if not held.acts(line):
+            kept.append(line)
+            continue
+        letters = len(ctx.letters)
+        savepoint = ctx.session.begin_nested()
+        try:
+            _run_line(ctx, line, trusted=True)
+        except CommandError as exc:
+            if not (isinstance(exc, NotAMove) and line.command is None):
+                savepoint.rollback()
+                del ctx.letters[letters:]
+                _refused(ctx, line, exc)
+                continue
+        savepoint.rollback()
+        del ctx.letters[letters:]
+        kept.append(line)
+    forget(ctx.session)
+    return kept
+
+
+def _refused(ctx: Context, line: Line, exc: CommandError) -> None:
+    view = game_view(ctx.session, exc.game, ctx.player) if exc.game is not None else None
+    ctx.reply("error.txt", line=line.text[:200], message=exc.message, hint=exc.hint, game=view)
+
+
+def _run_line(ctx: Context, line: Line, trusted: bool = False) -> None:
     command = line.command or base.find("move")
     args = line.words[1:] if line.command is not None else line.words
     game, missing = None, None
@@ -66,10 +113,12 @@ def _run_line(ctx: Context, line: Line) -> None:
             missing = exc  # said after the proof, which matters more
     if line.command is None and game is not None:
         G.read_move(game, line.text)  # chatter raises NotAMove; a wrong move is said when it is played
-    if command.requires_proof and ctx.evidence.proof is None:
+    if command.requires_proof and ctx.evidence.proof is None and not trusted:
         raise NO_PROOF
     if missing is not None:
         raise missing
+    if command.needs_current_records and ctx.evidence.stale:
+        raise STALE
     if game is not None and command.needs_current_board:
         if trust.outdated(ctx.evidence, game.id):
             raise CommandError(
@@ -83,6 +132,9 @@ def _run_line(ctx: Context, line: Line) -> None:
         ctx.game_hint = game.id
         ctx.inbound.game_id = game.id
     command.run(ctx, Call(line.text, args, game))
+    if command.needs_current_records:
+        ctx.player.version += 1  # a mail we sent before this change no longer acts on the records
+        ctx.session.add(ctx.player)
 
 
 def _screen(ctx: Context, reading: Reading) -> bool:

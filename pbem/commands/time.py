@@ -40,6 +40,9 @@ class Timezone(Command):
     syntax = "timezone ZONE"
     summary = "show deadlines in your time zone"
 
+    requires_proof = True
+    needs_current_records = True
+
     def run(self, ctx: Context, call: Call) -> None:
         args = call.args
         if len(args) != 1:
@@ -67,6 +70,9 @@ class Vacation(Command):
     name = "vacation"
     syntax = "vacation DAYS"
     summary = "pause your clocks for some days"
+
+    requires_proof = True
+    needs_current_records = True
 
     def run(self, ctx: Context, call: Call) -> None:
         args = call.args
@@ -96,6 +102,10 @@ class Back(Command):
     name = "back"
     syntax = "back"
     summary = "end your vacation early"
+
+    requires_proof = True
+    needs_current_records = True
+    max_args = 0
 
     def run(self, ctx: Context, call: Call) -> None:
         at = now()

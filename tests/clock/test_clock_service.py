@@ -32,6 +32,7 @@ def start_game(server, options: str = "") -> int:
     """Alice challenges Bob to Capture Go and moves first; Bob is on move from START."""
     with freeze_time(START - timedelta(hours=1)):
         say(server, ALICE, f"challenge capturego {BOB} size=9 colour=first {options}")
+        say(server, ALICE, "confirm")  # a first challenge waits for proof that Alice gets our mail
         say(server, BOB, "accept 1")
     with freeze_time(START):
         say(server, ALICE, "move 1 e5")
@@ -73,7 +74,7 @@ def test_time_control_is_chosen_at_the_challenge_and_shown_in_board_mails(clocke
 
 
 def test_bad_time_controls_and_zones_are_refused_clearly(clocked) -> None:
-    say(clocked, ALICE, f"challenge ataxx {BOB} days=90")
+    say(clocked, ALICE, f"challenge ataxx {BOB} days=90")  # refused at once, though not yet proven
     assert "a move may take from 1 to 30 days" in " ".join(body(clocked.last(ALICE)).split())
     say(clocked, ALICE, "timezone Europe/Roma")
     text = " ".join(body(clocked.last(ALICE)).split())
@@ -196,6 +197,7 @@ def test_vacation_allowance_is_per_year_and_cannot_be_exceeded(clocked) -> None:
 def test_weekends_off_follow_the_zone_of_the_player_on_move(clocked) -> None:
     with freeze_time(START - timedelta(hours=2)):
         say(clocked, BOB, "timezone America/New_York")
+        say(clocked, BOB, "confirm")  # his first mail showed no proof of receipt
     start_game(clocked, "days=5 weekends=off")
     g = game(clocked)
     assert g.weekends_off

@@ -8,12 +8,13 @@ from dataclasses import replace
 import pytest
 from sqlmodel import Session, select
 
+from pbem import trust
 from pbem.config import Settings
 from pbem.db import make_engine, migrate
-from pbem.models import Outbox
+from pbem.models import Outbox, Player
 from pbem.service import Service
 from tests.databases import throwaway
-from tests.service.mailer import GAME, parse
+from tests.service.mailer import GAME, compose, parse, reply_to
 
 
 class Server:
@@ -25,6 +26,23 @@ class Server:
 
     def send(self, raw: bytes) -> str:
         return self.service.handle(raw).status
+
+    def say(self, address: str, body: str) -> str:
+        """What a player does: answer our newest mail to them (which proves they receive our
+        mails), or write a new mail when they have none yet."""
+        mails = self.mails(address)
+        return self.send(reply_to(address, mails[-1], body) if mails else compose(address, body))
+
+    def confirm(self, address: str) -> str:
+        """Reply to the newest mail of `address` (our notice about a mail held for want of proof
+        of receipt, e.g. a first challenge) with `confirm`."""
+        return self.send(reply_to(address, self.last(address), "confirm"))
+
+    def our_address(self, address: str) -> str:
+        """The Reply-To our next mail to `address` about no game would carry (its token)."""
+        with Session(self.engine) as session:
+            player = session.exec(select(Player).where(Player.address == address)).one()
+            return trust.reply_to(self.service.settings, player, None)
 
     def mails(self, address: str) -> list:
         with Session(self.engine) as session:

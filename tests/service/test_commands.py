@@ -15,7 +15,8 @@ def flat(mail) -> str:
 
 
 def start_game(server, kind: str = "ataxx", options: str = "colour=first") -> None:
-    server.send(compose(ALICE, f"challenge {kind} {BOB} {options}"))
+    server.say(ALICE, f"challenge {kind} {BOB} {options}")
+    server.confirm(ALICE)
     server.send(reply_to(BOB, server.last(BOB), "accept 1"))
 
 
@@ -30,14 +31,15 @@ def test_challenge_refusals_say_what_to_write(server) -> None:
         "challenge": "Please name the game",
     }
     for line, expected in cases.items():
-        server.send(compose(ALICE, line))
+        server.say(ALICE, line)
         assert expected in flat(server.last(ALICE)), line
     with Session(server.engine) as session:
         assert session.exec(select(Challenge)).all() == []
 
 
 def test_variant_and_options_reach_the_game(server) -> None:
-    server.send(compose(ALICE, f"challenge ataxx {BOB} variant=infection blocks=c3,e3,c5,e5 colour=o"))
+    server.say(ALICE, f"challenge ataxx {BOB} variant=infection blocks=c3,e3,c5,e5 colour=o")
+    server.confirm(ALICE)
     server.send(reply_to(BOB, server.last(BOB), "accept 1"))
     with Session(server.engine) as session:
         game = session.get(Game, 1)
@@ -48,30 +50,33 @@ def test_variant_and_options_reach_the_game(server) -> None:
 
 
 def test_open_challenge_is_listed_and_taken_by_anyone(server) -> None:
-    server.send(compose(ALICE, "challenge myriades colour=second"))
+    server.say(ALICE, "challenge myriades colour=second")
+    server.confirm(ALICE)
     assert "open challenge #1" in flat(server.last(ALICE))
-    server.send(compose(CAROL, "open"))
+    server.say(CAROL, "open")
     assert "#1 myriades 10x10, from alice" in flat(server.last(CAROL))
     server.send(reply_to(ALICE, server.last(ALICE), "accept 1"))
     assert "is your own" in flat(server.last(ALICE))
     server.send(reply_to(CAROL, server.last(CAROL), "accept 1"))
     assert "You move first" in flat(server.last(CAROL))
     assert "carol accepted your challenge #1" in flat(server.last(ALICE))
-    server.send(compose(BOB, "open"))
+    server.say(BOB, "open")
     server.send(reply_to(BOB, server.last(BOB), "accept 1"))
     assert "no longer open (it was accepted)" in flat(server.last(BOB))
 
 
 def test_decline_and_withdraw_belong_to_the_right_player(server) -> None:
-    server.send(compose(ALICE, f"challenge ataxx {BOB}"))
-    server.send(compose(CAROL, "decline 1"))
+    server.say(ALICE, f"challenge ataxx {BOB}")
+    server.confirm(ALICE)
+    server.say(CAROL, "decline 1")
     assert "not addressed to you" in flat(server.last(CAROL))
-    server.send(compose(BOB, "withdraw 1"))
+    server.say(BOB, "withdraw 1")
     assert "is not yours" in flat(server.last(BOB))
-    server.send(compose(BOB, "decline 1"))
+    server.say(BOB, "decline 1")
     assert "bob declined your challenge #1" in flat(server.last(ALICE))
-    server.send(compose(ALICE, f"challenge ataxx {CAROL}"))
-    server.send(compose(ALICE, "withdraw 2"))
+    server.say(ALICE, f"challenge ataxx {CAROL}")
+    server.confirm(ALICE)
+    server.say(ALICE, "withdraw 2")
     assert "alice withdrew challenge #2" in flat(server.last(CAROL))
 
 
@@ -105,36 +110,38 @@ def test_a_move_declines_a_pending_draw_offer(server) -> None:
 
 def test_which_game_when_a_player_has_several(server) -> None:
     start_game(server)
-    server.send(compose(ALICE, f"challenge capturego {BOB}"))
+    server.say(ALICE, f"challenge capturego {BOB}")
+    server.confirm(ALICE)
     server.send(reply_to(BOB, server.last(BOB), "accept 2"))
-    server.send(compose(ALICE, "board"))
+    server.send(compose(ALICE, "board", to=server.our_address(ALICE)))  # proof, and no game named
     assert "You have 2 games in progress (#1, #2)" in flat(server.last(ALICE))
-    server.send(compose(ALICE, "board 2"))
+    server.say(ALICE, "board 2")
     assert "[pbem #2] Capture Go: the board" in server.last(ALICE)["Subject"]
-    server.send(compose(ALICE, "games"))
+    server.say(ALICE, "games")
     text = flat(server.last(ALICE))
     assert "#1 ataxx 7x7 against bob: YOUR MOVE" in text and "#2 capture go" in text
 
 
 def test_name_history_help_and_ignored_lines(server) -> None:
-    server.send(compose(ALICE, "name Alice Liddell\nthanks, see you!"))
-    mail = flat(server.last(ALICE))
-    assert 'Your name is now "Alice Liddell"' in mail
-    assert "| thanks, see you!" in mail
-    server.send(compose(ALICE, "name <script>"))
+    server.say(ALICE, "name Alice Liddell\nthanks, see you!")
+    assert "| thanks, see you!" in flat(server.last(ALICE))
+    server.confirm(ALICE)  # a first mail shows no proof of receipt: held until she confirms
+    assert 'Your name is now "Alice Liddell"' in flat(server.last(ALICE))
+    server.say(ALICE, "name <script>")
     assert "cannot be a name here" in flat(server.last(ALICE))
     start_game(server)
     server.send(reply_to(ALICE, server.last(ALICE), "f2"))
-    server.send(compose(BOB, "history 1"))
+    server.say(BOB, "history 1")
     assert "1. f2" in flat(server.last(BOB))
-    server.send(compose(BOB, "help draw"))
+    server.say(BOB, "help draw")
     assert "Offer a draw, or accept the draw your opponent offered." in flat(server.last(BOB))
-    server.send(compose(BOB, "hello"))
+    server.say(BOB, "hello")
     assert server.last(BOB)["Subject"] == "[pbem] I found no command in your mail"
 
 
 def test_a_reply_to_any_of_our_mails_is_not_read_from_its_subject(server) -> None:
-    server.send(compose(ALICE, f"challenge ataxx {BOB}"))
+    server.say(ALICE, f"challenge ataxx {BOB}")
+    server.confirm(ALICE)
     server.send(reply_to(BOB, server.last(BOB), "decline 1"))
     declined = server.last(ALICE)
     assert declined["Subject"] == "[pbem] Challenge #1: bob declined"
@@ -144,11 +151,12 @@ def test_a_reply_to_any_of_our_mails_is_not_read_from_its_subject(server) -> Non
 
 
 def test_an_invited_player_takes_the_name_of_their_first_mail(server) -> None:
-    server.send(compose(ALICE, f"challenge ataxx {BOB}"))
+    server.say(ALICE, f"challenge ataxx {BOB}")
+    server.confirm(ALICE)
     assert "challenge #1" in flat(server.last(ALICE)).lower()
     server.send(reply_to(f"Bob Stone <{BOB}>", server.last(BOB), "accept 1"))
     assert "Bob Stone accepted your challenge #1" in flat(server.last(ALICE))
-    server.send(compose(f"Someone Else <{BOB}>", "name Robert"))
+    server.send(reply_to(f"Someone Else <{BOB}>", server.last(BOB), "name Robert"))
     server.send(compose(f"Someone Else <{BOB}>", "games"))
     with Session(server.engine) as session:
         assert session.exec(select(Player).where(Player.address == BOB)).one().name == "Robert"
@@ -157,7 +165,7 @@ def test_an_invited_player_takes_the_name_of_their_first_mail(server) -> None:
 def test_help_lists_every_command_grouped_by_purpose(server) -> None:
     from pbem.commands import commands
 
-    server.send(compose(ALICE, "help"))
+    server.say(ALICE, "help")
     body = flat(server.last(ALICE))
     positions = [body.index(f"- {c.syntax}") for c in commands()]  # every command is listed
     assert len(positions) == len(commands())
@@ -169,7 +177,7 @@ def test_every_help_text_fits_a_narrow_client(server) -> None:
     from pbem.commands import commands
 
     for command in commands():
-        server.send(compose(ALICE, f"help {command.name}"))
+        server.say(ALICE, f"help {command.name}")
         body = text(server.last(ALICE))
         assert command.syntax in body
         assert all(len(line) <= 72 for line in body.splitlines()), command.name

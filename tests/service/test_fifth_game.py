@@ -13,7 +13,7 @@ from engine import registry
 from pbem import games as G
 from pbem.models import Game
 from tests.games.threes import Threes
-from tests.service.mailer import compose, reply_to, text
+from tests.service.mailer import reply_to, text
 
 ALICE, BOB = "alice@example.org", "bob@example.org"
 
@@ -27,12 +27,13 @@ def fifth_game(monkeypatch) -> Iterator[None]:
 
 
 def test_a_game_registered_in_one_line_is_played_to_the_end_by_mail(server, fifth_game) -> None:
-    server.send(compose(ALICE, "help"))
+    server.say(ALICE, "help")
     assert "threes" in text(server.last(ALICE)) and "Three in a Row" in text(server.last(ALICE))
-    server.send(compose(ALICE, "rules threes"))
+    server.say(ALICE, "rules threes")
     rules = text(server.last(ALICE))
     assert "Whoever first has three pieces in a row" in rules and "For example:  a1" in rules
-    server.send(compose(ALICE, "challenge threes bob@example.org colour=x"))
+    server.say(ALICE, "challenge threes bob@example.org colour=x")
+    server.confirm(ALICE)
     server.send(reply_to(BOB, server.last(BOB), "accept 1"))
     for player, move in [(ALICE, "b2"), (BOB, "a1"), (ALICE, "a3"), (BOB, "b1"), (ALICE, "c1")]:
         server.send(reply_to(player, server.last(player), move))
@@ -47,7 +48,8 @@ def test_a_game_registered_in_one_line_is_played_to_the_end_by_mail(server, fift
 
 
 def test_a_bare_line_the_notation_does_not_know_is_chatter_not_an_error(server, fifth_game) -> None:
-    server.send(compose(ALICE, "challenge threes bob@example.org colour=x"))
+    server.say(ALICE, "challenge threes bob@example.org colour=x")
+    server.confirm(ALICE)
     server.send(reply_to(BOB, server.last(BOB), "accept 1"))
     server.send(reply_to(ALICE, server.last(ALICE), "b2\n2nd thoughts on this"))
     answer = text(server.last(ALICE))

@@ -12,15 +12,17 @@ from freezegun import freeze_time
 
 from pbem import timekeeper
 from pbem.wallclock import now
-from tests.service.mailer import compose, reply_to, text
+from tests.service.mailer import reply_to, text
 
 ALICE, BOB, CAROL = "alice@example.org", "bob@example.org", "carol@example.org"
 
 
 def _game(server, kind: str = "ataxx", options: str = "colour=x") -> None:
-    server.send(compose(ALICE, f"challenge {kind} bob@example.org {options}"))
+    server.say(ALICE, f"challenge {kind} bob@example.org {options}")
+    server.confirm(ALICE)
     server.send(reply_to(BOB, server.last(BOB), "accept 1"))
-    server.send(compose(CAROL, "watch 1"))
+    server.say(CAROL, "watch 1")
+    server.confirm(CAROL)  # Carol's first mail: held until she shows she receives ours
     assert "You watch game #1" in text(server.last(CAROL))
 
 

@@ -59,14 +59,21 @@ def sandbox(tmp_path):
 def test_a_capture_go_game_in_the_sandbox(sandbox) -> None:
     out = sandbox("sandbox", "send", "--from", ALICE, "--name", "Alice",
                   "challenge capturego bob@example.org size=5 colour=black")
-    assert "Challenge #1" in out
+    assert "Did you write to me?" in out  # a first mail shows no proof: the challenge waits
+    out = sandbox("sandbox", "send", "--from", ALICE, "--reply", "confirm")
+    assert "I sent your challenge #1" in out
     assert "accept 1" in sandbox("sandbox", "inbox", BOB)
     out = sandbox("sandbox", "send", "--from", BOB, "--name", "Bob", "--reply", "accept 1")
     assert "You play white" in out
     moves = [(ALICE, "c3"), (BOB, "a1"), (ALICE, "a2"), (BOB, "e5"), (ALICE, "b1")]
-    for player, move in moves:
+    for number, (player, move) in enumerate(moves, start=1):
         out = sandbox("sandbox", "send", "--from", player, "--reply", move)
         assert f"You played {move}" in out
+        opponent = BOB if player == ALICE else ALICE
+        deadline = time.monotonic() + 60  # the opponent's board comes in the same outbox round
+        while f"played {move}" not in sandbox("sandbox", "inbox", opponent) and number < len(moves):
+            assert time.monotonic() < deadline, f"no board after {move} for {opponent}"
+            time.sleep(0.2)
     assert "game over, 1-0" in out
     assert "Black reached 1 capture" in out or "1 capture" in out
     to_bob = sandbox("sandbox", "inbox", BOB)

@@ -13,7 +13,7 @@ from sqlmodel import Session, SQLModel, select
 
 from pbem import outbox
 from pbem.db import transaction
-from pbem.models import InboundMessage, Move, Outbox
+from pbem.models import Challenge, InboundMessage, Move, Outbox
 from tests.service.mailer import compose, reply_to
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -38,7 +38,10 @@ def test_the_database_refuses_a_second_row_for_one_message_id(any_server) -> Non
 
 def test_one_message_handled_by_two_workers_at_once_is_applied_once(any_server) -> None:
     any_server.send(compose("alice@example.org", "challenge ataxx bob@example.org colour=x"))
-    any_server.send(reply_to("bob@example.org", any_server.last("bob@example.org"), "accept 1"))
+    any_server.confirm("alice@example.org")
+    with Session(any_server.engine) as session:
+        challenge = max(session.exec(select(Challenge.id)).all())
+    any_server.send(reply_to("bob@example.org", any_server.last("bob@example.org"), f"accept {challenge}"))
     move = reply_to("alice@example.org", any_server.last("alice@example.org"), "f2")
     results: list[str] = []
     barrier = threading.Barrier(2)
