@@ -73,14 +73,15 @@ def schema_problem(engine: Engine, url: str) -> str | None:
     from alembic.runtime.migration import MigrationContext
     from alembic.script import ScriptDirectory
 
-    heads = set(ScriptDirectory(str(MIGRATIONS)).get_heads())
+    script = ScriptDirectory(str(MIGRATIONS))
+    heads = set(script.get_heads())
     with engine.connect() as conn:
         current = set(MigrationContext.configure(conn).get_current_heads())
     if current == heads:
         return None
     if not current:
         return f"the database {url} has no pbem schema yet; run `pbem admin migrate` (or start `pbem serve`)"
-    if current - heads:
+    if current - {revision.revision for revision in script.walk_revisions()}:
         return f"the database {url} is at a schema this pbem does not know ({', '.join(sorted(current))}); upgrade pbem"
     return (f"the database {url} is at an older schema ({', '.join(sorted(current))}); "
             "run `pbem admin migrate` to bring it up to date")
