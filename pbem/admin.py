@@ -61,22 +61,37 @@ def admin_migrate(ctx: click.Context) -> None:
         migrate(engine)
     finally:
         engine.dispose()
-    echo(f"database is up to date: {url}")
+    echo(f"database is up to date: {shown_url(url)}")
 
 
 class SchemaProblem(click.ClickException):
-    """The database is missing or not at this pbem's schema; only `admin migrate` changes that."""
+    """The database is missing, unreachable or not at this pbem's schema."""
+
+
+def shown_url(url: str) -> str:
+    """A database URL fit to print: its password masked."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001 - a URL SQLAlchemy cannot parse has no password we could find either
+        return url
 
 
 def schema_problem(engine: Engine, url: str) -> str | None:
     """Why the admin cannot use this database yet (None when it is at the newest schema)."""
     from alembic.runtime.migration import MigrationContext
     from alembic.script import ScriptDirectory
+    from sqlalchemy.exc import SQLAlchemyError
 
+    url = shown_url(url)
+    try:
+        with engine.connect() as conn:
+            current = set(MigrationContext.configure(conn).get_current_heads())
+    except SQLAlchemyError as exc:
+        return f"cannot use the database {url}: {getattr(exc, 'orig', None) or exc}"
     script = ScriptDirectory(str(MIGRATIONS))
     heads = set(script.get_heads())
-    with engine.connect() as conn:
-        current = set(MigrationContext.configure(conn).get_current_heads())
     if current == heads:
         return None
     if not current:

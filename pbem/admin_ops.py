@@ -19,7 +19,7 @@ from sqlalchemy import Engine, and_, delete, func, not_, union
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, select
 
-from pbem.admin import SchemaProblem, admin, database, echo, echo_json, fail, settings, sqlite_path
+from pbem.admin import SchemaProblem, admin, database, echo, echo_json, fail, settings, shown_url, sqlite_path
 from pbem.clock import now
 from pbem.db import transaction
 from pbem.mail.imap import ImapSettings
@@ -99,7 +99,7 @@ def admin_status(ctx: click.Context, as_json: bool, timeout: float) -> None:
         report["problems"].append("database unusable")
         code = DOWN
     else:
-        report["database"] = {"reachable": True, "detail": conf.db_url.split("@")[-1]}
+        report["database"] = {"reachable": True, "detail": shown_url(conf.db_url)}
         counts["oldest_unsent_age_s"] = _age(counts["oldest_unsent"], moment)
         counts["last_mail_in_age_s"] = _age(counts["last_mail_in"], moment)
         counts["last_imap_contact"] = None  # not recorded by the daemon (yet)

@@ -69,3 +69,10 @@ def test_a_change_refuses_a_game_that_moved_on(db) -> None:
     gid = db.game("ataxx", ["f2", "b2"])
     assert "is at ply 2, not 1; nothing was taken back" in fail("undo", str(gid), "--reason", "x", "--at-ply", "1")
     assert "took back b2" in run("undo", str(gid), "--reason", "x", "--at-ply", "2")
+
+
+def test_an_unreachable_database_is_one_clear_line_without_its_password(tmp_path) -> None:
+    url = "postgresql://ops:hunter2@127.0.0.1:9/pbem"  # nothing listens on the discard port
+    config = write_config(tmp_path / "pbem.toml", {"home": str(tmp_path), "database_url": url})
+    out = fail("games", config=config)
+    assert "cannot use the database" in out and "hunter2" not in out and "Traceback" not in out
