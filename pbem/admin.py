@@ -234,8 +234,8 @@ def paged(func: Callable) -> Callable:
         click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True, help="Rows to show."),
         click.option("--all", "show_all", is_flag=True, help="Every row (no limit)."),
         click.option("--before", type=int, metavar="ID", help="Only rows older than ID (the next page)."),
-        click.option("--since", type=DATE, help="From this date (UTC), e.g. 2026-11-01."),
-        click.option("--until", type=DATE, help="Before this date (UTC)."),
+        click.option("--since", type=DATE, metavar="DATE", help="From this date (UTC), e.g. 2026-11-01."),
+        click.option("--until", type=DATE, metavar="DATE", help="Before this date (UTC)."),
     ]
 
     def wrapper(*args: object, limit: int, show_all: bool, before: int | None, since: datetime | None,
