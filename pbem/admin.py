@@ -1,34 +1,49 @@
-"""`pbem admin`: the operator's commands. Each works while the daemon runs."""
+"""`pbem admin`: the operator's commands. Each works while the daemon runs.
+
+Shared here: the settings and the database of one invocation (loaded once), output that
+makes foreign text harmless on a terminal, paging of listings, and the one way a change
+to a game is made (row locked, state re-checked, success printed after the commit).
+"""
 
 from __future__ import annotations
 
 import json
+import unicodedata
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
 
 import click
 from sqlalchemy import Engine
-from sqlmodel import Session, func, or_, select
+from sqlmodel import Session, select
 
-from engine import EngineError, lookup
-from pbem import audit, outbox, players, ratings, records
 from pbem import config as config_mod
-from pbem import games as G
-from pbem import watchers as W
 from pbem.audit import default_actor
-from pbem.clock import now
 from pbem.commands import reader
-from pbem.commands.base import CommandError
-from pbem.db import make_engine, migrate, transaction
-from pbem.models import AdminAction, Game, InboundMessage, Outbox, Player, Rating
-from pbem.present import game_view
+from pbem.db import MIGRATIONS, make_engine, migrate, transaction
+from pbem.errors import CommandError
+from pbem.models import Game, Player
 from pbem.templates import Templates
 
 
+def _state(ctx: click.Context) -> dict[str, Any]:
+    root = ctx.find_root()
+    if root.obj is None:
+        root.obj = {"config": None}
+    return root.obj
+
+
 def settings(ctx: click.Context) -> config_mod.Settings:
-    """The settings of the `--config` given to `pbem` (shared by every subcommand)."""
-    try:
-        return config_mod.load(ctx.obj["config"])
-    except config_mod.ConfigError as exc:
-        raise click.ClickException(str(exc)) from None
+    """The settings of the `--config` given to `pbem`, read once per invocation."""
+    state = _state(ctx)
+    if "settings" not in state:
+        try:
+            state["settings"] = config_mod.load(state.get("config"))
+        except config_mod.ConfigError as exc:
+            raise click.ClickException(str(exc)) from None
+    return state["settings"]
 
 
 @click.group()
@@ -41,445 +56,253 @@ def admin() -> None:
 def admin_migrate(ctx: click.Context) -> None:
     """Create the database or bring its schema up to date."""
     url = settings(ctx).db_url
-    migrate(make_engine(url))
-    click.echo(f"database is up to date: {url}")
+    engine = make_engine(url)
+    try:
+        migrate(engine)
+    finally:
+        engine.dispose()
+    echo(f"database is up to date: {shown_url(url)}")
+
+
+class SchemaProblem(click.ClickException):
+    """The database is missing, unreachable or not at this pbem's schema."""
+
+
+def shown_url(url: str) -> str:
+    """A database URL fit to print: its password masked."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001 - a URL SQLAlchemy cannot parse has no password we could find either
+        return url
+
+
+def schema_problem(engine: Engine, url: str) -> str | None:
+    """Why the admin cannot use this database yet (None when it is at the newest schema)."""
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+    from sqlalchemy.exc import SQLAlchemyError
+
+    url = shown_url(url)
+    try:
+        with engine.connect() as conn:
+            current = set(MigrationContext.configure(conn).get_current_heads())
+    except SQLAlchemyError as exc:
+        return f"cannot use the database {url}: {getattr(exc, 'orig', None) or exc}"
+    script = ScriptDirectory(str(MIGRATIONS))
+    heads = set(script.get_heads())
+    if current == heads:
+        return None
+    if not current:
+        return f"the database {url} has no pbem schema yet; run `pbem admin migrate` (or start `pbem serve`)"
+    if current - {revision.revision for revision in script.walk_revisions()}:
+        return f"the database {url} is at a schema this pbem does not know ({', '.join(sorted(current))}); upgrade pbem"
+    return (f"the database {url} is at an older schema ({', '.join(sorted(current))}); "
+            "run `pbem admin migrate` to bring it up to date")
+
+
+def sqlite_path(url: str) -> Path | None:
+    """The file of a SQLite URL (None for other databases and in-memory ones)."""
+    if not url.startswith("sqlite"):
+        return None
+    path = url.split("///", 1)[-1]
+    return Path(path) if path and path != ":memory:" else None
 
 
 def database(ctx: click.Context) -> Engine:
-    """The database of the `--config` given, migrated to the newest schema."""
-    engine = make_engine(settings(ctx).db_url)
-    migrate(engine)
-    return engine
+    """The database of this invocation, opened once; refused unless it is at the newest schema."""
+    state = _state(ctx)
+    if "engine" not in state:
+        url = settings(ctx).db_url
+        path = sqlite_path(url)
+        if path is not None and not path.exists():
+            raise SchemaProblem(f"there is no database at {path}; run `pbem admin migrate` (or start `pbem serve`)")
+        engine = make_engine(url)
+        problem = schema_problem(engine, url)
+        if problem:
+            engine.dispose()
+            raise SchemaProblem(problem)
+        state["engine"] = engine
+        ctx.find_root().call_on_close(engine.dispose)
+    return state["engine"]
 
 
-def _session(ctx: click.Context) -> Session:
-    return Session(database(ctx))
+def templates(ctx: click.Context) -> Templates:
+    """The mail templates, built once per invocation."""
+    state = _state(ctx)
+    if "templates" not in state:
+        state["templates"] = reader.guarded_templates(settings(ctx))
+    return state["templates"]
 
 
-def _echo_json(data: object) -> None:
-    click.echo(json.dumps(data, indent=1, default=str))
+# --- output: text from outside never reaches the terminal raw ----------------------------------------
+
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
-def _table(rows: list[dict], columns: list[tuple[str, str]]) -> None:
-    """A plain text table: (key, heading) columns, widths from the data."""
+def visible(text: str, keep: str = "") -> str:
+    """`text` with control, format, bidi and separator characters written as escapes (`\\u202e`).
+
+    An ANSI escape sequence loses its ESC (shown as `\\x1b`), so it cannot colour, move the
+    cursor or retitle the terminal; characters in `keep` (e.g. newlines) pass."""
+    if text.isprintable() and not any(ch in _BIDI for ch in text):
+        return text
+    out = []
+    for ch in text:
+        if ch in keep or ch == " ":
+            out.append(ch)
+            continue
+        category = unicodedata.category(ch)
+        if category[0] == "C" or category in ("Zl", "Zp") or ch in _BIDI:
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def echo(text: str = "") -> None:
+    """Print one or more lines with everything but the line breaks made visible."""
+    click.echo(visible(str(text), keep="\n"))
+
+
+def _visible_data(data: object) -> object:
+    if isinstance(data, str):
+        return visible(data, keep="\n")
+    if isinstance(data, dict):
+        return {visible(str(k)): _visible_data(v) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [_visible_data(v) for v in data]
+    return data
+
+
+def echo_json(data: object) -> None:
+    """Machine-readable output, its strings escaped as the text output is."""
+    click.echo(json.dumps(_visible_data(data), indent=1, default=str, ensure_ascii=False))
+
+
+def table(rows: Sequence[dict], columns: list[tuple[str, str]]) -> None:
+    """A plain text table: (key, heading) columns, widths from the data, every cell on one line."""
     cells = [[heading for _, heading in columns]]
-    cells += [["" if r.get(key) is None else str(r.get(key)) for key, _ in columns] for r in rows]
+    cells += [["" if r.get(key) is None else visible(str(r.get(key))) for key, _ in columns] for r in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
     for row in cells:
         click.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
 
 
-def _game_or_fail(session: Session, game_id: int) -> Game:
-    game = session.get(Game, game_id)
+def fail(message: str) -> click.ClickException:
+    return click.ClickException(visible(message, keep="\n"))
+
+
+# --- paging: the newest rows first, older ones by keyset ---------------------------------------------
+
+DATE = click.DateTime(["%Y-%m-%d", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S"])
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of a listing: at most `limit` rows (None: all) with ids below `before`, in a time range."""
+
+    limit: int | None = 50
+    before: int | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+
+    def query(self, query: Any, id_column: Any, time_column: Any) -> Any:
+        """`query` narrowed to this page, newest first (one row more than shown: is there more?)."""
+        if self.before is not None:
+            query = query.where(id_column < self.before)
+        if self.since is not None:
+            query = query.where(time_column >= self.since)
+        if self.until is not None:
+            query = query.where(time_column < self.until)
+        query = query.order_by(id_column.desc())
+        return query if self.limit is None else query.limit(self.limit + 1)
+
+    def cut(self, rows: list) -> tuple[list, bool]:
+        """The rows to show, and whether older ones remain."""
+        if self.limit is None or len(rows) <= self.limit:
+            return rows, False
+        return rows[: self.limit], True
+
+
+def paged(func: Callable) -> Callable:
+    """The paging options every listing takes; they arrive as one `page` argument."""
+
+    options = [
+        click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True, help="Rows to show."),
+        click.option("--all", "show_all", is_flag=True, help="Every row (no limit)."),
+        click.option("--before", type=int, metavar="ID", help="Only rows older than ID (the next page)."),
+        click.option("--since", type=DATE, metavar="DATE", help="From this date (UTC), e.g. 2026-11-01."),
+        click.option("--until", type=DATE, metavar="DATE", help="Before this date (UTC)."),
+    ]
+
+    def wrapper(*args: object, limit: int, show_all: bool, before: int | None, since: datetime | None,
+                until: datetime | None, **kwargs: object) -> object:
+        page = Page(None if show_all else limit, before, _utc(since), _utc(until))
+        return func(*args, page=page, **kwargs)
+
+    wrapper.__name__, wrapper.__doc__ = func.__name__, func.__doc__
+    for option in reversed(options):
+        wrapper = option(wrapper)
+    return wrapper
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
+
+
+def more_hint(more: bool, rows: Sequence[Any], id_of: Callable[[Any], int] = lambda r: r["id"]) -> None:
+    """Under a text listing: how to see the older rows, when there are any."""
+    if more and rows:
+        oldest = min(id_of(r) for r in rows)
+        click.echo(f"(the newest {len(rows)} shown; older: --before {oldest}, or --all)")
+
+
+# --- lookups and changes -----------------------------------------------------------------------------
+
+
+def game_or_fail(session: Session, game_id: int, *, lock: bool = False) -> Game:
+    game = session.get(Game, game_id, with_for_update=lock)
     if game is None:
-        raise click.ClickException(f"there is no game #{game_id}; `pbem admin games` lists them")
+        raise fail(f"there is no game #{game_id}; `pbem admin games` lists them")
     return game
 
 
-def _player_or_fail(session: Session, address: str) -> Player:
-    player = session.exec(select(Player).where(Player.address == address.strip().lower())).first()
+def player_or_fail(session: Session, address: str, *, lock: bool = False) -> Player:
+    query = select(Player).where(Player.address == address.strip().lower())
+    player = session.exec(query.with_for_update() if lock else query).first()
     if player is None:
-        raise click.ClickException(f"there is no player {address}; `pbem admin players` lists them")
+        raise fail(f"there is no player {address}; `pbem admin players` lists them")
     return player
 
 
-def _game_row(session: Session, game: Game) -> dict:
-    p0, p1 = G.players(session, game)
-    return {"id": game.id, "kind": game.kind, "status": game.status, "ply": game.ply,
-            "players": [p0.address, p1.address], "turn": game.turn, "result": game.result,
-            "reason": game.reason, "updated": game.updated_at.strftime("%Y-%m-%d %H:%M")}
+def _seen(game: Game) -> tuple[int, int, str]:
+    return game.version, game.ply, game.status
+
+
+def change_game(ctx: click.Context, game_id: int, change: Callable[[Session, Game], str]) -> None:
+    """Run `change(session, game)` on the game as the operator last saw it, then print its line.
+
+    The game is read, then locked (`SELECT ... FOR UPDATE` on PostgreSQL; BEGIN IMMEDIATE
+    serialises SQLite) and compared with what was read: a move or another admin change in
+    between makes it refuse, with nothing changed. The success line is printed only after
+    the commit."""
+    engine = database(ctx)
+    with Session(engine) as session:
+        seen = _seen(game_or_fail(session, game_id))
+    try:
+        with transaction(engine) as session:
+            game = game_or_fail(session, game_id, lock=True)
+            if _seen(game) != seen:
+                raise fail(f"game #{game_id} changed while this command ran (now ply {game.ply}, "
+                           f"{game.status}); nothing was changed. Look again: pbem admin game {game_id}")
+            line = change(session, game)
+    except CommandError as exc:  # a ClockError is one too
+        raise fail(exc.message) from None
+    echo(line)
 
 
 by_option = click.option("--by", default=default_actor, show_default="the OS user", help="Who makes the change.")
 
-
-@admin.command("extend")
-@click.argument("game_id", type=int)
-@click.option("--days", type=float, required=True, help="Days to add to the current deadline.")
-@click.option("--reason", default="", help="Told to both players.")
-@click.pass_context
-def admin_extend(ctx: click.Context, game_id: int, days: float, reason: str) -> None:
-    """Give the player on move more time; both players get the new deadline by mail."""
-    from pbem import clock
-
-    conf = settings(ctx)
-    templates = Templates(guard=lambda line: reader.classify(line) is not None)
-    with transaction(database(ctx)) as session:
-        game = _game_or_fail(session, game_id)
-        try:
-            clock.extend(session, conf, templates, game, days, reason)
-        except clock.ClockError as exc:
-            raise click.ClickException(exc.message) from None
-        until = clock.game_deadline(session, game)
-    click.echo(f"game #{game_id}: the deadline is now {until:%Y-%m-%d %H:%M} UTC; both players are told")
-
-
-@admin.command("games")
-@click.option("--status", type=click.Choice(["active", "finished", "cancelled"]), help="Only these.")
-@click.option("--player", "address", help="Only the games of this address.")
-@click.option("--kind", "--game", "kind", help="Only this game type (e.g. ataxx).")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-@click.pass_context
-def admin_games(ctx: click.Context, status: str | None, address: str | None, kind: str | None,
-                as_json: bool) -> None:
-    """List the games, newest last."""
-    with _session(ctx) as session:
-        query = select(Game).order_by(Game.id)
-        if status:
-            query = query.where(Game.status == status)
-        if kind:
-            query = query.where(Game.kind == kind.lower())
-        if address:
-            player = _player_or_fail(session, address)
-            query = query.where(or_(Game.player0_id == player.id, Game.player1_id == player.id))
-        rows = [_game_row(session, game) for game in session.exec(query)]
-    if as_json:
-        _echo_json(rows)
-        return
-    for r in rows:
-        r["who"] = f"{r['players'][0]} vs {r['players'][1]}"
-    _table(rows, [("id", "#"), ("kind", "game"), ("status", "status"), ("ply", "ply"), ("who", "players"),
-                  ("result", "result"), ("updated", "updated")])
-
-
-def _game_detail(session: Session, game: Game) -> dict:
-    rules = G.rules_of(game)
-    p0, p1 = G.players(session, game)
-    people = (p0, p1)
-    extra = {k: v for k, v in game.model_dump().items() if any(w in k for w in ("deadline", "due", "clock"))}
-    return {
-        **_game_row(session, game),
-        "describe": rules.describe(),
-        "sides": [{"side": rules.sides[i], "name": p.name, "address": p.address} for i, p in enumerate(people)],
-        "on_move": rules.sides[game.turn] if game.status == "active" else None,
-        "draw_offer": rules.sides[game.draw_offer] if game.draw_offer is not None else None,
-        "version": game.version,
-        "timing": extra,
-        "board": rules.render(rules.load(game.state), names=(p0.name, p1.name)),
-        "moves": [
-            {"ply": m.ply, "side": rules.sides[m.side], "notation": m.notation, "raw": m.raw,
-             "at": m.created_at.strftime("%Y-%m-%d %H:%M")}
-            for m in G.moves(session, game)
-        ],
-        "watchers": [p.address for p in W.watchers(session, game)],
-        "mails_in": [
-            {"at": m.received_at.strftime("%Y-%m-%d %H:%M"), "from": m.sender, "subject": m.subject,
-             "status": m.status, "note": m.note}
-            for m in session.exec(select(InboundMessage).where(InboundMessage.game_id == game.id)
-                                  .order_by(InboundMessage.id))
-        ],
-        "mails_out": [
-            {"at": m.created_at.strftime("%Y-%m-%d %H:%M"), "to": m.recipient, "kind": m.kind,
-             "status": m.status, "attempts": m.attempts, "error": m.last_error}
-            for m in session.exec(select(Outbox).where(Outbox.game_id == game.id).order_by(Outbox.id))
-        ],
-        "audit": [_audit_row(a) for a in audit.for_game(session, game.id)],
-    }
-
-
-def _audit_row(entry: AdminAction) -> dict:
-    return {"at": entry.created_at.strftime("%Y-%m-%d %H:%M"), "by": entry.actor, "action": entry.action,
-            "detail": entry.detail, "reason": entry.reason, "game": entry.game_id}
-
-
-@admin.command("game")
-@click.argument("game_id", type=int)
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-@click.pass_context
-def admin_game(ctx: click.Context, game_id: int, as_json: bool) -> None:
-    """Show one game: players, board, moves, offers, mails in and out, and admin changes."""
-    with _session(ctx) as session:
-        d = _game_detail(session, _game_or_fail(session, game_id))
-    if as_json:
-        _echo_json(d)
-        return
-    click.echo(f"Game #{d['id']}: {d['describe']}, {d['status']} {d['result'] or ''} {d['reason'] or ''}".rstrip())
-    for s in d["sides"]:
-        click.echo(f"  {s['side']}: {s['name']} <{s['address']}>")
-    if d["on_move"]:
-        click.echo(f"  on move: {d['on_move']}   ply {d['ply']}   version {d['version']}")
-    click.echo(f"  draw offer: {d['draw_offer'] or 'none'}")
-    for key, value in d["timing"].items():
-        click.echo(f"  {key}: {value if value is not None else '-'}")
-    if d["watchers"]:
-        click.echo(f"  watchers: {', '.join(d['watchers'])}")
-    click.echo("\n" + d["board"] + "\n\nMoves:")
-    _table(d["moves"], [("ply", "ply"), ("side", "side"), ("notation", "move"), ("at", "at (UTC)")])
-    click.echo("\nMails in:")
-    _table(d["mails_in"], [("at", "at"), ("from", "from"), ("status", "status"), ("subject", "subject")])
-    click.echo("\nMails out:")
-    _table(d["mails_out"], [("at", "at"), ("to", "to"), ("kind", "kind"), ("status", "status"),
-                            ("attempts", "tries")])
-    click.echo("\nAdmin changes:")
-    _table(d["audit"], [("at", "at"), ("by", "by"), ("action", "action"), ("detail", "detail"),
-                        ("reason", "why")])
-
-
-def _player_row(session: Session, player: Player) -> dict:
-    games = session.exec(
-        select(Game).where(or_(Game.player0_id == player.id, Game.player1_id == player.id))
-    ).all()
-    return {"id": player.id, "address": player.address, "name": player.name, "banned": player.banned,
-            "games": len(games), "active": sum(g.status == "active" for g in games),
-            "since": player.created_at.strftime("%Y-%m-%d")}
-
-
-@admin.command("players")
-@click.option("--banned", is_flag=True, help="Only banned addresses.")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-@click.pass_context
-def admin_players(ctx: click.Context, banned: bool, as_json: bool) -> None:
-    """List the players."""
-    with _session(ctx) as session:
-        query = select(Player).order_by(Player.id)
-        if banned:
-            query = query.where(Player.banned == True)  # noqa: E712  (SQL, not Python)
-        rows = [_player_row(session, p) for p in session.exec(query)]
-    if as_json:
-        _echo_json(rows)
-        return
-    _table(rows, [("id", "id"), ("address", "address"), ("name", "name"), ("games", "games"),
-                  ("active", "active"), ("banned", "banned"), ("since", "since")])
-
-
-@admin.command("player")
-@click.argument("address")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-@click.pass_context
-def admin_player(ctx: click.Context, address: str, as_json: bool) -> None:
-    """Show one player: games, ratings, recent mails and admin changes."""
-    with _session(ctx) as session:
-        player = _player_or_fail(session, address)
-        d = _player_row(session, player)
-        query = select(Game).where(or_(Game.player0_id == player.id, Game.player1_id == player.id))
-        d["game_list"] = [_game_row(session, g) for g in session.exec(query.order_by(Game.id))]
-        d["ratings"] = [
-            {"kind": r.kind, "rating": round(r.rating), "deviation": round(r.deviation), "games": r.games}
-            for r in session.exec(select(Rating).where(Rating.player_id == player.id).order_by(Rating.kind))
-        ]
-        d["mails_in"] = [
-            {"at": m.received_at.strftime("%Y-%m-%d %H:%M"), "status": m.status, "subject": m.subject}
-            for m in session.exec(select(InboundMessage).where(InboundMessage.sender == player.address)
-                                  .order_by(InboundMessage.id.desc()).limit(20))
-        ]
-        d["audit"] = [_audit_row(a) for a in audit.for_player(session, player.id)]
-    if as_json:
-        _echo_json(d)
-        return
-    click.echo(f"{d['name']} <{d['address']}>, player {d['id']} since {d['since']}"
-               f"{', BANNED' if d['banned'] else ''}")
-    click.echo("\nGames:")
-    for r in d["game_list"]:
-        r["who"] = " vs ".join(r["players"])
-    _table(d["game_list"], [("id", "#"), ("kind", "game"), ("status", "status"), ("who", "players"),
-                            ("result", "result")])
-    click.echo("\nRatings:")
-    _table(d["ratings"], [("kind", "game"), ("rating", "rating"), ("deviation", "+/-"), ("games", "games")])
-    click.echo("\nRecent mails in:")
-    _table(d["mails_in"], [("at", "at"), ("status", "status"), ("subject", "subject")])
-    click.echo("\nAdmin changes:")
-    _table(d["audit"], [("at", "at"), ("by", "by"), ("action", "action"), ("reason", "why")])
-
-
-def _mail_both(session: Session, ctx: click.Context, game: Game, template: str, **data: object) -> None:
-    """One mail to each player of `game`, each seeing the game from their side."""
-    templates = Templates(guard=lambda line: reader.classify(line) is not None)
-    for player in G.players(session, game):
-        if player.banned:
-            continue
-        view = game_view(session, game, player)
-        outbox.queue(session, settings(ctx), templates, player, [(template, {"game": view, **data})], game=game)
-
-
-def _change(ctx: click.Context, game_id: int, change) -> None:  # noqa: ANN001
-    """Run `change(session, game)` in one transaction; a refused change leaves nothing behind."""
-    try:
-        with transaction(database(ctx)) as session:
-            change(session, _game_or_fail(session, game_id))
-    except CommandError as exc:
-        raise click.ClickException(exc.message) from None
-
-
-@admin.command("adjudicate")
-@click.argument("game_id", type=int)
-@click.option("--winner", help="The winning side (e.g. white, black, x, o) or the winner's address.")
-@click.option("--draw", is_flag=True, help="Declare a draw instead.")
-@click.option("--reason", required=True, help="Why; both players are told.")
-@by_option
-@click.pass_context
-def admin_adjudicate(ctx: click.Context, game_id: int, winner: str | None, draw: bool, reason: str, by: str) -> None:
-    """End a game in progress with a result; both players get the result, the reason and the record."""
-    if draw == (winner is not None):
-        raise click.UsageError("give either --winner SIDE or --draw")
-
-    def change(session: Session, game: Game) -> None:
-        rules = G.rules_of(game)
-        side = None
-        if winner is not None:
-            addresses = [p.address for p in G.players(session, game)]
-            names = [s.lower() for s in rules.sides]
-            if winner.lower() in names:
-                side = names.index(winner.lower())
-            elif winner.lower() in addresses:
-                side = addresses.index(winner.lower())
-            else:
-                raise CommandError(f"--winner must be one of {', '.join(rules.sides)} or a player's address")
-        G.adjudicate(session, game, side, reason, now())
-        audit.record(session, by, "adjudicate", now(), detail=f"{game.result}", reason=reason, game=game)
-        _mail_both(session, ctx, game, "adjudicated.txt", why=reason, attach_record=game.id)
-        click.echo(f"game #{game.id} adjudicated: {game.result} ({reason}); both players are told")
-
-    _change(ctx, game_id, change)
-
-
-@admin.command("undo")
-@click.argument("game_id", type=int)
-@click.argument("plies", type=click.IntRange(min=1), default=1)
-@click.option("--reason", required=True, help="Why; both players are told.")
-@by_option
-@click.pass_context
-def admin_undo(ctx: click.Context, game_id: int, plies: int, reason: str, by: str) -> None:
-    """Take back the last PLIES moves (default 1) of a game in progress; both players get the new board."""
-
-    def change(session: Session, game: Game) -> None:
-        dropped = G.undo(session, game, plies, now())
-        taken = [m.notation for m in dropped]
-        audit.record(session, by, "undo", now(), detail=f"took back {', '.join(taken)}", reason=reason, game=game)
-        _mail_both(session, ctx, game, "undone.txt", why=reason, taken=taken)
-        click.echo(f"game #{game.id}: took back {', '.join(taken)}; both players have the new board")
-
-    _change(ctx, game_id, change)
-
-
-@admin.command("cancel")
-@click.argument("game_id", type=int)
-@click.option("--reason", required=True, help="Why; both players are told.")
-@by_option
-@click.pass_context
-def admin_cancel(ctx: click.Context, game_id: int, reason: str, by: str) -> None:
-    """Call off a game in progress: no result, no rating change; both players are told."""
-
-    def change(session: Session, game: Game) -> None:
-        G.cancel(session, game, reason, now())
-        audit.record(session, by, "cancel", now(), reason=reason, game=game)
-        _mail_both(session, ctx, game, "cancelled.txt", why=reason)
-        click.echo(f"game #{game.id} cancelled")
-
-    _change(ctx, game_id, change)
-
-
-@admin.command("resend")
-@click.argument("game_id", type=int)
-@click.option("--reason", default="", help="Why (kept in the log).")
-@by_option
-@click.pass_context
-def admin_resend(ctx: click.Context, game_id: int, reason: str, by: str) -> None:
-    """Send the current board of a game to both players again (e.g. after a lost mail)."""
-
-    def change(session: Session, game: Game) -> None:
-        audit.record(session, by, "resend", now(), detail=f"board at ply {game.ply}", reason=reason, game=game)
-        _mail_both(session, ctx, game, "board.txt")
-        click.echo(f"game #{game.id}: the board is on its way to both players")
-
-    _change(ctx, game_id, change)
-
-
-def _set_banned(ctx: click.Context, address: str, banned: bool, reason: str, by: str) -> None:
-    with transaction(database(ctx)) as session:
-        player = session.exec(select(Player).where(Player.address == address.strip().lower())).first()
-        if player is None and banned:  # ban before first contact: the address never gets a reply
-            player = players.get_or_register(session, address, now())
-        if player is None:
-            raise click.ClickException(f"there is no player {address}")
-        player.banned = banned
-        session.add(player)
-        audit.record(session, by, "ban" if banned else "unban", now(), detail=player.address, reason=reason,
-                     player=player)
-    click.echo(f"{player.address} is {'banned: no replies, no play' if banned else 'no longer banned'}")
-
-
-@admin.command("ban")
-@click.argument("address")
-@click.option("--reason", required=True, help="Why (kept in the log).")
-@by_option
-@click.pass_context
-def admin_ban(ctx: click.Context, address: str, reason: str, by: str) -> None:
-    """Ban an address: its mails get no reply and its commands are not run."""
-    _set_banned(ctx, address, True, reason, by)
-
-
-@admin.command("unban")
-@click.argument("address")
-@click.option("--reason", default="", help="Why (kept in the log).")
-@by_option
-@click.pass_context
-def admin_unban(ctx: click.Context, address: str, reason: str, by: str) -> None:
-    """Lift a ban."""
-    _set_banned(ctx, address, False, reason, by)
-
-
-@admin.command("export")
-@click.argument("game_id", type=int)
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write to this file.")
-@click.pass_context
-def admin_export(ctx: click.Context, game_id: int, output: str | None) -> None:
-    """Write a game's record: SGF for Capture Go, a text record (Ataxx with its FEN) for the others."""
-    with _session(ctx) as session:
-        record = records.export(session, _game_or_fail(session, game_id))
-    if output:
-        with open(output, "w", encoding="utf-8") as file:
-            file.write(record.text)
-        click.echo(f"wrote {output} ({record.mimetype})")
-    else:
-        click.echo(record.text, nl=False)
-
-
-@admin.command("ratings")
-@click.argument("kind")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-@click.pass_context
-def admin_ratings(ctx: click.Context, kind: str, as_json: bool) -> None:
-    """The Glicko-2 rating list of one game type, e.g. ataxx."""
-    try:
-        kind = lookup(kind).name
-    except EngineError as exc:
-        raise click.ClickException(str(exc)) from None
-    with _session(ctx) as session:
-        rows = ratings.table(session, kind)
-    if as_json:
-        _echo_json(rows)
-        return
-    _table(rows, [("rank", "rank"), ("rating", "rating"), ("deviation", "+/-"), ("games", "games"),
-                  ("name", "name"), ("address", "address")])
-
-
-@admin.command("stats")
-@click.argument("kind", required=False)
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-@click.pass_context
-def admin_stats(ctx: click.Context, kind: str | None, as_json: bool) -> None:
-    """Per game type: finished games, wins by side and draws; and the service's counts."""
-    if kind:
-        try:
-            kind = lookup(kind).name
-        except EngineError as exc:
-            raise click.ClickException(str(exc)) from None
-    with _session(ctx) as session:
-        rows = records.statistics(session, kind)
-        service = {
-            "players": session.exec(select(func.count(Player.id))).one(),
-            "games_active": session.exec(select(func.count(Game.id)).where(Game.status == "active")).one(),
-            "mails_in": session.exec(select(func.count(InboundMessage.id))).one(),
-            "outbox_pending": session.exec(select(func.count(Outbox.id)).where(Outbox.status == "pending")).one(),
-            "outbox_failed": session.exec(select(func.count(Outbox.id)).where(Outbox.status == "failed")).one(),
-        }
-    if as_json:
-        _echo_json({"games": rows, "service": service})
-        return
-    for r in rows:
-        click.echo(f"{r['kind']}: {r['games']} games: {r['line']}")
-    if not rows:
-        click.echo("no game has finished yet")
-    click.echo("; ".join(f"{k.replace('_', ' ')} {v}" for k, v in service.items()))
-
-from pbem import admin_mail  # noqa: E402, F401  (registers quarantine, outbox and bounces)

@@ -8,11 +8,15 @@ import click
 from sqlmodel import Session, select
 
 from pbem import quarantine as Q
-from pbem.admin import admin, database, settings
-from pbem.clock import now
+from pbem.admin import Page, admin, database, echo, echo_json, fail, more_hint, paged, settings, visible
 from pbem.db import transaction
 from pbem.models import Bounce, Outbox, Player, Quarantine
-from pbem.service import Service
+from pbem.wallclock import now
+
+
+def _cell(text: str | None, width: int, cut: bool = False) -> str:
+    text = text or ""
+    return visible(text[:width] if cut else text).ljust(width)
 
 
 @admin.group("quarantine")
@@ -21,27 +25,42 @@ def quarantine_group() -> None:
 
 
 @quarantine_group.command("list")
+@click.option("--player", "sender", help="Only messages from this address.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@paged
 @click.pass_context
-def quarantine_list(ctx: click.Context) -> None:
-    """List the quarantined messages."""
-    rows = Q.quarantined(database(ctx))
-    for row in rows:
-        click.echo(f"{row.id:<5} {row.updated_at:%Y-%m-%d %H:%M} {row.sender:<30} {row.subject[:30]:<30} {row.error[:60]}")
+def quarantine_list(ctx: click.Context, sender: str | None, as_json: bool, page: Page) -> None:
+    """List the quarantined messages: the newest 50 unless told otherwise, newest last."""
+    with Session(database(ctx)) as session:
+        query = select(Quarantine).where(Quarantine.status == "quarantined")
+        if sender:
+            query = query.where(Quarantine.sender == sender.strip().lower())
+        found, more = page.cut(list(session.exec(page.query(query, Quarantine.id, Quarantine.updated_at))))
+    rows = [{"id": r.id, "at": r.updated_at.strftime("%Y-%m-%d %H:%M"), "message_id": r.message_id,
+             "sender": r.sender, "subject": r.subject, "tries": r.tries, "error": r.error} for r in reversed(found)]
+    if as_json:
+        echo_json(rows)
+        return
+    for r in rows:
+        click.echo(f"{r['id']:<5} {r['at']} {_cell(r['sender'], 30)} {_cell(r['subject'], 30, cut=True)} "
+                   f"{visible(r['error'][:60])}".rstrip())
+    more_hint(more, rows)
     if not rows:
-        click.echo("no quarantined messages")
+        echo("no quarantined messages")
 
 
 @quarantine_group.command("show")
 @click.argument("row_id", type=int)
 @click.pass_context
 def quarantine_show(ctx: click.Context, row_id: int) -> None:
-    """Show one quarantined message: why, and its raw text."""
+    """Show one quarantined message: why, and its raw text (control characters made visible)."""
     with Session(database(ctx)) as session:
         row = session.get(Quarantine, row_id)
         if row is None:
-            raise click.ClickException(f"there is no quarantined message #{row_id}")
-        click.echo(f"#{row.id} {row.message_id} from {row.sender}, {row.tries} tries, {row.status}: {row.error}")
-        click.echo(row.raw.decode("utf-8", errors="replace"))
+            raise fail(f"there is no quarantined message #{row_id}")
+        echo(f"#{row.id} {row.message_id} from {row.sender}, {row.tries} tries, {row.status}: {row.error}")
+        text = row.raw.decode("utf-8", errors="replace").replace("\r\n", "\n")
+        click.echo(visible(text, keep="\n\t"))
 
 
 @quarantine_group.command("retry")
@@ -49,19 +68,22 @@ def quarantine_show(ctx: click.Context, row_id: int) -> None:
 @click.pass_context
 def quarantine_retry(ctx: click.Context, row_id: int) -> None:
     """Process a quarantined message again (e.g. after a fix); the daemon sends the replies."""
+    from pbem.service import Service
+
     engine = database(ctx)
     try:
         raw = Q.release(engine, row_id)
     except LookupError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise fail(str(exc)) from None
+    service = Service(settings(ctx), engine)
     try:
-        result = Service(settings(ctx), engine).handle(raw)
+        result = service.handle(raw)
     except Exception as exc:
         Q.admit(engine, raw, max_tries=0)  # back into quarantine, with the new error
         Q.failed(engine, raw, f"{type(exc).__name__}: {exc}", max_tries=0)
-        Service(settings(ctx), engine).set_aside(raw, "quarantined")
-        raise click.ClickException(f"message #{row_id} failed again: {exc}") from None
-    click.echo(f"message {result.message_id}: {result.status}")
+        service.set_aside(raw, "quarantined")
+        raise fail(f"message #{row_id} failed again: {exc}") from None
+    echo(f"message {result.message_id}: {result.status}")
 
 
 @quarantine_group.command("drop")
@@ -72,27 +94,44 @@ def quarantine_drop(ctx: click.Context, row_id: int) -> None:
     try:
         Q.drop(database(ctx), row_id)
     except LookupError as exc:
-        raise click.ClickException(str(exc)) from None
-    click.echo(f"dropped #{row_id}")
+        raise fail(str(exc)) from None
+    echo(f"dropped #{row_id}")
 
 
 @admin.group("outbox", invoke_without_command=True)
 @click.option("--failed", is_flag=True, help="Only mails that failed for good (5xx or too many tries).")
+@click.option("--status", type=click.Choice(["pending", "sent", "failed"]), help="Only mails in this state.")
+@click.option("--player", "recipient", help="Only mails to this address.")
+@click.option("--game", "game_id", type=int, help="Only mails about this game.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@paged
 @click.pass_context
-def outbox_group(ctx: click.Context, failed: bool) -> None:
-    """List the outbox (newest first); `outbox retry ID` sends a failed mail again."""
+def outbox_group(ctx: click.Context, failed: bool, status: str | None, recipient: str | None,
+                 game_id: int | None, as_json: bool, page: Page) -> None:
+    """List the outbox: the newest 50 unless told otherwise, newest first; `outbox retry ID` resends."""
     if ctx.invoked_subcommand is not None:
         return
     with Session(database(ctx)) as session:
-        query = select(Outbox).order_by(Outbox.id.desc()).limit(200)
-        if failed:
-            query = query.where(Outbox.status == "failed")
-        rows = list(session.exec(query))
-        for row in rows:
-            click.echo(f"{row.id:<6} {row.status:<8} {row.attempts:>2} tries  {row.recipient:<30} {row.kind:<14} "
-                       f"{row.last_error or ''}")
+        query = select(Outbox.id, Outbox.status, Outbox.attempts, Outbox.recipient, Outbox.template, Outbox.game_id,
+                       Outbox.last_error, Outbox.created_at, Outbox.sent_at)  # not the mails' bytes
+        if failed or status:
+            query = query.where(Outbox.status == ("failed" if failed else status))
+        if recipient:
+            query = query.where(Outbox.recipient == recipient.strip().lower())
+        if game_id is not None:
+            query = query.where(Outbox.game_id == game_id)
+        found, more = page.cut(list(session.exec(page.query(query, Outbox.id, Outbox.created_at))))
+    rows = [{"id": r.id, "status": r.status, "attempts": r.attempts, "recipient": r.recipient, "template": r.template,
+             "game": r.game_id, "error": r.last_error, "created": r.created_at, "sent": r.sent_at} for r in found]
+    if as_json:
+        echo_json(rows)
+        return
+    for r in rows:
+        click.echo(f"{r['id']:<6} {r['status']:<8} {r['attempts']:>2} tries  {_cell(r['recipient'], 30)} "
+                   f"{_cell(r['template'], 14)} {visible(r['error'] or '')}".rstrip())
+    more_hint(more, rows)
     if not rows:
-        click.echo("no mails")
+        echo("no mails")
 
 
 @outbox_group.command("retry")
@@ -101,25 +140,38 @@ def outbox_group(ctx: click.Context, failed: bool) -> None:
 def outbox_retry(ctx: click.Context, row_id: int) -> None:
     """Put a failed mail back in the queue (same Message-ID), to be sent at once."""
     with transaction(database(ctx)) as session:
-        row = session.get(Outbox, row_id)
+        row = session.get(Outbox, row_id, with_for_update=True)
         if row is None or row.status != "failed":
-            raise click.ClickException(f"there is no failed mail #{row_id}")
+            raise fail(f"there is no failed mail #{row_id}")
         row.status, row.attempts, row.next_attempt_at = "pending", 0, now() - timedelta(seconds=1)
         session.add(row)
-    click.echo(f"mail #{row_id} queued again")
+    echo(f"mail #{row_id} queued again")
 
 
 @admin.command("bounces")
+@click.option("--player", "address", help="Only bounces of this address.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@paged
 @click.pass_context
-def bounces(ctx: click.Context) -> None:
-    """Bounces of our mails, by player: an address that bounces may be mistyped or gone."""
+def bounces(ctx: click.Context, address: str | None, as_json: bool, page: Page) -> None:
+    """Bounces of our mails, by player: an address that bounces may be mistyped or gone (newest 50, newest last)."""
     with Session(database(ctx)) as session:
-        rows = list(session.exec(select(Bounce).order_by(Bounce.id)))
-        for row in rows:
-            player = session.get(Player, row.player_id) if row.player_id else None
-            who = player.address if player is not None else (row.address or "?")
-            click.echo(f"{row.created_at:%Y-%m-%d %H:%M} {who:<30} {row.reason[:70]}")
+        query = select(Bounce)
+        if address:
+            wanted = address.strip().lower()
+            player = session.exec(select(Player).where(Player.address == wanted)).first()
+            query = query.where((Bounce.player_id == player.id) if player is not None else (Bounce.address == wanted))
+        found, more = page.cut(list(session.exec(page.query(query, Bounce.id, Bounce.created_at))))
+        ids = {b.player_id for b in found if b.player_id}
+        who = {p.id: p.address for p in session.exec(select(Player).where(Player.id.in_(ids)))} if ids else {}
+    rows = [{"id": b.id, "at": b.created_at.strftime("%Y-%m-%d %H:%M"),
+             "address": who.get(b.player_id) or b.address or "?", "reason": b.reason,
+             "outbox_message_id": b.outbox_message_id} for b in reversed(found)]
+    if as_json:
+        echo_json(rows)
+        return
+    for r in rows:
+        click.echo(f"{r['at']} {_cell(r['address'], 30)} {visible(r['reason'][:70])}".rstrip())
+    more_hint(more, rows)
     if not rows:
-        click.echo("no bounces")
-
-
+        echo("no bounces")

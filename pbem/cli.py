@@ -14,6 +14,7 @@ from email.utils import make_msgid
 
 import click
 
+from pbem import admin_changes, admin_games, admin_mail, admin_ops  # noqa: F401  (their commands)
 from pbem.admin import admin
 from pbem.admin import settings as _settings
 from pbem.config import Settings

@@ -52,6 +52,7 @@ class Settings:
     reminders: tuple[float, ...] = (48.0, 24.0)  # hours before the deadline
     clock_interval: float = 60.0  # seconds between clock rounds (reminders, forfeits)
     vacation_days_per_year: int = 30
+    retention_days: int = 90
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

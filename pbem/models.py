@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, LargeBinary, UniqueConstraint
+from sqlalchemy import JSON, Column, Index, LargeBinary, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 
@@ -46,6 +46,8 @@ class Challenge(SQLModel, table=True):
 class Game(SQLModel, table=True):
     """A game in progress or finished; `state` is the engine's dump of the current position."""
 
+    __table_args__ = (Index("ix_game_status_kind_winner", "status", "kind", "winner"),)  # admin stats
+
     id: int | None = Field(default=None, primary_key=True)
     kind: str = Field(max_length=40)
     options: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
@@ -62,7 +64,7 @@ class Game(SQLModel, table=True):
     reason: str | None = Field(default=None, max_length=200)
     ending: str | None = Field(default=None, max_length=20)  # rules resignation agreement time adjudication
     created_at: datetime
-    updated_at: datetime
+    updated_at: datetime = Field(index=True)
     days: int = 7  # time control: days per move (see pbem/clock.py)
     weekends_off: bool = False
     turn_started_at: datetime | None = None  # when the side on move got the move
@@ -107,18 +109,20 @@ class InboundMessage(SQLModel, table=True):
     note: str = Field(default="", max_length=400)
     proof: str | None = Field(default=None, max_length=20)  # plus-address, subject, dmarc, wrong; None
     game_id: int | None = Field(default=None, foreign_key="game.id", index=True)
-    received_at: datetime
+    received_at: datetime = Field(index=True)
 
 
 class Outbox(SQLModel, table=True):
     """A mail to deliver, one recipient per row; the sender loop retries it until it is sent."""
+
+    __table_args__ = (Index("ix_outbox_status_sent_at", "status", "sent_at"),)  # admin prune
 
     id: int | None = Field(default=None, primary_key=True)
     message_id: str = Field(unique=True, max_length=400)
     recipient: str = Field(max_length=320, index=True)
     template: str = Field(max_length=40)  # the template of its first section
     game_id: int | None = Field(default=None, foreign_key="game.id", index=True)
-    player_id: int | None = Field(default=None, foreign_key="player.id")
+    player_id: int | None = Field(default=None, foreign_key="player.id", index=True)
     message: bytes = Field(sa_column=Column(LargeBinary, nullable=False))  # the bytes sent
     status: str = Field(default="pending", max_length=20, index=True)  # pending sent failed
     attempts: int = 0
@@ -140,7 +144,7 @@ class AdminAction(SQLModel, table=True):
     detail: str = Field(default="", max_length=400)
     reason: str = Field(default="", max_length=400)
     game_id: int | None = Field(default=None, foreign_key="game.id", index=True)
-    player_id: int | None = Field(default=None, foreign_key="player.id")
+    player_id: int | None = Field(default=None, foreign_key="player.id", index=True)
     created_at: datetime
 
 

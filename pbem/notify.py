@@ -39,6 +39,7 @@ EVENTS: dict[str, dict[str, str]] = {
     "adjudicated": {"players": "adjudicated.txt", "watchers": "watched_move.txt"},
     "cancelled": {"players": "cancelled.txt", "watchers": "watched_move.txt"},
     "undone": {"players": "undone.txt", "watchers": "watched_move.txt"},
+    "resent": {"players": "board.txt"},
 }
 
 #: what the opponent reads instead when the event ended the game (a move that ends it)

@@ -23,9 +23,9 @@ NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 class Db:
     """The sandbox's database (PBEM_HOME points at the test's directory) and helpers."""
 
-    def __init__(self, home) -> None:
+    def __init__(self, home, url: str = "") -> None:
         self.home = home
-        self.settings = Settings(address=SANDBOX_ADDRESS, home=home)
+        self.settings = Settings(address=SANDBOX_ADDRESS, home=home, database_url=url)
         self.engine = make_engine(self.settings.db_url)
         migrate(self.engine)
 
@@ -82,8 +82,16 @@ def run_json(*args: str, config: str | None = None):
     return json.loads(run(*args, "--json", config=config))
 
 
-def fail(*args: str) -> str:
+def fail(*args: str, config: str | None = None) -> str:
     """`pbem admin ARGS` that must be refused; returns the message."""
-    result = CliRunner().invoke(main, ["admin", *args])
-    assert result.exit_code != 0
+    prefix = ["-c", config] if config else []
+    result = CliRunner().invoke(main, [*prefix, "admin", *args])
+    assert result.exit_code != 0, result.output
     return result.output
+
+
+def write_config(path, server: dict[str, object], extra: str = "") -> str:
+    """A TOML configuration with these [server] keys (and `extra` sections); returns its path."""
+    lines = ["[server]", *(f"{k} = {json.dumps(v)}" for k, v in server.items()), extra]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return str(path)

@@ -20,7 +20,7 @@ ALICE, BOB, CAROL = "alice@example.org", "bob@example.org", "carol@example.org"
 def _mails(db, address: str) -> list[email.message.EmailMessage]:
     with Session(db.engine) as session:
         rows = session.exec(select(Outbox).where(Outbox.recipient == address).order_by(Outbox.id)).all()
-    return [email.message_from_bytes(r.data, policy=email.policy.default) for r in rows]
+    return [email.message_from_bytes(r.message, policy=email.policy.default) for r in rows]
 
 
 def _text(mail) -> str:

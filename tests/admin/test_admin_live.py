@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import smtplib
 import time
 
@@ -63,3 +64,21 @@ def test_undo_and_adjudication_reach_both_mailboxes(mailrig, tmp_path, monkeypat
         assert run_json("stats", "ataxx", config=config)["games"][0]["line"].startswith("x 0 (0.00%), o 1 (100.00%)")
     finally:
         assert daemon.stop() == 0, daemon.log_tail()
+
+
+def test_status_logs_in_to_the_real_mailbox(mailrig, tmp_path, monkeypatch) -> None:
+    from click.testing import CliRunner
+
+    from pbem.cli import main
+
+    monkeypatch.setenv("PBEM_TEST_IMAP_PASSWORD", mailrig.users["game"])
+    config = str(DaemonProcess(mailrig, tmp_path / "pbem").config)
+    run("migrate", config=config)
+    result = CliRunner().invoke(main, ["-c", config, "admin", "status", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["mailbox"]["reachable"]
+    monkeypatch.setenv("PBEM_TEST_IMAP_PASSWORD", "wrong")
+    result = CliRunner().invoke(main, ["-c", config, "admin", "status", "--json"])
+    assert result.exit_code == 2, result.output
+    report = json.loads(result.output)
+    assert report["status"] == "down" and not report["mailbox"]["reachable"]

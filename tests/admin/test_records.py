@@ -85,7 +85,7 @@ def test_the_game_over_mail_carries_the_record(db) -> None:
         p0, _ = G.players(session, game)
         row = outbox.queue(session, db.settings, Templates(), p0,
                            [("game_over.txt", {"game": game_view(session, game, p0)})], game=game)
-        mail = email.message_from_bytes(row.data, policy=email.policy.default)
+        mail = email.message_from_bytes(row.message, policy=email.policy.default)
     assert "is over" in mail.get_body(("plain",)).get_content()
     (attachment,) = mail.iter_attachments()
     assert attachment.get_filename() == f"pbem-{game_id}.sgf"

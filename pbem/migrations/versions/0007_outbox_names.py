@@ -9,7 +9,7 @@ The columns are renamed to say what they hold.
 from alembic import op
 
 revision = "0007"
-down_revision = "0005"
+down_revision = "0006"
 branch_labels = None
 depends_on = None
 

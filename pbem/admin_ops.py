@@ -1,0 +1,265 @@
+"""`pbem admin status|backup|prune`: running the service for years.
+
+`status` answers a monitor (exit 0 ok, 1 degraded, 2 down); `backup` copies a live SQLite
+database with SQLite's online backup API; `prune` deletes what the service no longer
+needs (sent mails' bytes, old inbound records) and keeps what game records refer to.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import click
+from sqlalchemy import Engine, and_, delete, func, not_, union
+from sqlalchemy.exc import SQLAlchemyError
+from sqlmodel import Session, select
+
+from pbem.admin import SchemaProblem, admin, database, echo, echo_json, fail, settings, shown_url, sqlite_path
+from pbem.clock import now
+from pbem.db import transaction
+from pbem.mail.imap import ImapSettings
+from pbem.models import Bounce, InboundMessage, Move, Outbox, Quarantine
+
+OK, DEGRADED, DOWN = 0, 1, 2
+STALE_OUTBOX = timedelta(minutes=15)  # a mail unsent for longer means delivery is stuck
+
+
+def probe_mailbox(imap: ImapSettings, timeout: float) -> tuple[bool, str]:
+    """Log in to the configured mailbox and select its folder; (reachable, what happened)."""
+    import ssl
+
+    from imap_tools import MailBox, MailBoxStartTls, MailBoxUnencrypted
+
+    where = f"{imap.host}:{imap.port}"
+    try:
+        if imap.security == "tls":
+            box = MailBox(imap.host, imap.port, timeout=timeout, ssl_context=ssl.create_default_context())
+        elif imap.security == "starttls":
+            box = MailBoxStartTls(imap.host, imap.port, timeout=timeout, ssl_context=ssl.create_default_context())
+        else:
+            box = MailBoxUnencrypted(imap.host, imap.port, timeout=timeout)
+        box.login(imap.username, imap.password, initial_folder=imap.folder)
+        box.logout()
+    except Exception as exc:  # noqa: BLE001 - whatever fails, the answer is "unreachable, because ..."
+        return False, f"{where}: {type(exc).__name__}: {exc}"
+    return True, f"{where}: logged in as {imap.username}, folder {imap.folder}"
+
+
+def _age(at: datetime | None, moment: datetime) -> float | None:
+    if at is None:
+        return None
+    if at.tzinfo is None:
+        at = at.replace(tzinfo=moment.tzinfo)
+    return round((moment - at).total_seconds(), 1)
+
+
+def records_status(engine: Engine) -> dict[str, Any]:
+    """The counts a monitor watches, read in one short session."""
+    with Session(engine) as session:
+        pending = session.exec(select(func.count(Outbox.id), func.min(Outbox.created_at))
+                               .where(Outbox.status == "pending")).one()
+        return {
+            "outbox_pending": pending[0],
+            "oldest_unsent": pending[1],
+            "outbox_failed": session.exec(select(func.count(Outbox.id)).where(Outbox.status == "failed")).one(),
+            "quarantined": session.exec(select(func.count(Quarantine.id))
+                                        .where(Quarantine.status == "quarantined")).one(),
+            "last_mail_in": session.exec(select(func.max(InboundMessage.received_at))).one(),
+        }
+
+
+@admin.command("status")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=5.0, show_default=True,
+              help="Seconds to wait for the IMAP server.")
+@click.pass_context
+def admin_status(ctx: click.Context, as_json: bool, timeout: float) -> None:
+    """Is the service healthy? Exit 0 ok, 1 degraded (mail stuck, failed or quarantined), 2 down."""
+    conf = settings(ctx)
+    moment = now()
+    report: dict[str, Any] = {"checked_at": moment, "problems": []}
+    code = OK
+    if conf.imap is None:
+        report["mailbox"] = {"reachable": True, "detail": "sandbox: no IMAP mailbox"}
+    else:
+        reachable, detail = probe_mailbox(conf.imap, timeout)
+        report["mailbox"] = {"reachable": reachable, "detail": detail}
+        if not reachable:
+            report["problems"].append(f"mailbox unreachable: {detail}")
+            code = DOWN
+    try:
+        counts = records_status(database(ctx))
+    except (SchemaProblem, SQLAlchemyError) as exc:
+        report["database"] = {"reachable": False, "detail": str(getattr(exc, "message", exc))[:400]}
+        report["problems"].append("database unusable")
+        code = DOWN
+    else:
+        report["database"] = {"reachable": True, "detail": shown_url(conf.db_url)}
+        counts["oldest_unsent_age_s"] = _age(counts["oldest_unsent"], moment)
+        counts["last_mail_in_age_s"] = _age(counts["last_mail_in"], moment)
+        counts["last_imap_contact"] = None  # not recorded by the daemon (yet)
+        counts["clock_lag_s"] = None  # not recorded by the daemon (yet)
+        report.update(counts)
+        if counts["outbox_failed"]:
+            report["problems"].append(f"{counts['outbox_failed']} mails failed for good (pbem admin outbox --failed)")
+        if counts["quarantined"]:
+            report["problems"].append(f"{counts['quarantined']} messages quarantined (pbem admin quarantine list)")
+        age = counts["oldest_unsent_age_s"]
+        if age is not None and age > STALE_OUTBOX.total_seconds():
+            report["problems"].append(f"the oldest unsent mail waits for {age / 60:.0f} minutes")
+        if report["problems"] and code == OK:
+            code = DEGRADED
+    report["status"] = {OK: "ok", DEGRADED: "degraded", DOWN: "down"}[code]
+    if as_json:
+        echo_json(report)
+    else:
+        _print_status(report)
+    ctx.exit(code)
+
+
+def _print_status(r: dict[str, Any]) -> None:
+    echo(f"status: {r['status']}")
+    echo(f"  mailbox: {'reachable' if r['mailbox']['reachable'] else 'UNREACHABLE'} ({r['mailbox']['detail']})")
+    echo(f"  database: {'reachable' if r['database']['reachable'] else 'UNUSABLE'} ({r['database']['detail']})")
+    if r["database"]["reachable"]:
+        oldest = r["oldest_unsent"]
+        echo(f"  outbox: {r['outbox_pending']} waiting" + (f", oldest since {oldest:%Y-%m-%d %H:%M} UTC" if oldest
+                                                          else ""))
+        echo(f"  failed mails: {r['outbox_failed']}; quarantined messages: {r['quarantined']}")
+        last = r["last_mail_in"]
+        echo(f"  last mail read: {f'{last:%Y-%m-%d %H:%M} UTC' if last else 'never'}")
+        echo("  last IMAP contact, clock lag: not recorded")
+    for problem in r["problems"]:
+        echo(f"  problem: {problem}")
+
+
+# --- backup --------------------------------------------------------------------------------------------
+
+
+def backup_sqlite(source: Path, target: Path) -> int:
+    """Copy a live SQLite database with the online backup API; the bytes written.
+
+    The copy is made beside `target` and renamed into place only once it checks out, so a
+    failed backup never leaves a half file where a good one is expected."""
+    partial = target.with_name(target.name + ".partial")
+    partial.unlink(missing_ok=True)
+    src = sqlite3.connect(f"file:{source}?mode=ro", uri=True, timeout=30)
+    try:
+        dst = sqlite3.connect(partial)
+        try:
+            src.backup(dst)
+            check = dst.execute("PRAGMA quick_check").fetchone()[0]
+            if check != "ok":
+                raise sqlite3.DatabaseError(f"the copy does not check out: {check}")
+        finally:
+            dst.close()
+    finally:
+        src.close()
+    os.replace(partial, target)
+    return target.stat().st_size
+
+
+@admin.command("backup")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--force", is_flag=True, help="Overwrite FILE if it exists.")
+@click.pass_context
+def admin_backup(ctx: click.Context, file: Path, force: bool) -> None:
+    """Copy the SQLite database to FILE while the daemon runs (for PostgreSQL: use pg_dump)."""
+    url = settings(ctx).db_url
+    source = sqlite_path(url)
+    if source is None:
+        raise fail(
+            "this database is not a SQLite file; back it up with its own tools, e.g.\n"
+            f"  pg_dump --format=custom --file {file} <the database_url of the configuration>\n"
+            "and restore it with pg_restore. pg_dump takes a consistent snapshot while the daemon runs."
+        )
+    if not source.exists():
+        raise fail(f"there is no database at {source}")
+    if file.exists() and not force:
+        raise fail(f"{file} exists; give --force to overwrite it")
+    if file.resolve() == source.resolve():
+        raise fail("the backup must not overwrite the database itself")
+    try:
+        size = backup_sqlite(source, file)
+    except (sqlite3.Error, OSError) as exc:
+        raise fail(f"backup failed: {exc}") from None
+    echo(f"backed up {source} to {file} ({size} bytes, checked)")
+
+
+# --- prune ---------------------------------------------------------------------------------------------
+
+CHUNK = 2000  # rows deleted per transaction, so the daemon never waits long for the write lock
+
+
+@dataclass(frozen=True)
+class Pruned:
+    outbox: int
+    inbound: int
+
+
+def _thread_ends() -> Any:
+    """The first and newest mail to each player about each game: the thread's In-Reply-To/References."""
+    firsts = select(func.min(Outbox.id)).group_by(Outbox.game_id, Outbox.player_id)
+    lasts = select(func.max(Outbox.id)).group_by(Outbox.game_id, Outbox.player_id)
+    return union(firsts, lasts)
+
+
+def _prunable_outbox(cutoff: datetime) -> Any:
+    bounced = select(Bounce.outbox_message_id).where(Bounce.outbox_message_id.is_not(None))
+    return and_(Outbox.status == "sent", Outbox.sent_at < cutoff, not_(Outbox.id.in_(_thread_ends())),
+                not_(Outbox.message_id.in_(bounced)))
+
+
+def _prunable_inbound(cutoff: datetime) -> Any:
+    moved = select(Move.message_id).where(Move.message_id.is_not(None))
+    bounced = select(Bounce.inbound_message_id)
+    held = select(Quarantine.message_id)
+    return and_(InboundMessage.received_at < cutoff, not_(InboundMessage.message_id.in_(moved)),
+                not_(InboundMessage.message_id.in_(bounced)), not_(InboundMessage.message_id.in_(held)))
+
+
+def prune(engine: Engine, cutoff: datetime, dry_run: bool = False) -> Pruned:
+    """Delete sent mails and inbound records older than `cutoff`, in short transactions.
+
+    Kept whatever its age: mails not yet sent or failed, each thread's first and newest mail
+    (future mails thread to them, and a player we wrote to stays known), anything a bounce
+    names, inbound records of moves (a move's Message-ID) and of quarantined messages; and
+    of course games, moves, ratings and the audit log, which are never pruned."""
+    counts = []
+    for table, column, where in ((Outbox, Outbox.id, _prunable_outbox(cutoff)),
+                                 (InboundMessage, InboundMessage.id, _prunable_inbound(cutoff))):
+        total = 0
+        if dry_run:
+            with Session(engine) as session:
+                total = session.exec(select(func.count(column)).where(where)).one()
+        else:
+            while True:
+                with transaction(engine) as session:
+                    ids = list(session.exec(select(column).where(where).order_by(column).limit(CHUNK)))
+                    if ids:
+                        session.exec(delete(table).where(column.in_(ids)))
+                total += len(ids)
+                if len(ids) < CHUNK:
+                    break
+        counts.append(total)
+    return Pruned(*counts)
+
+
+@admin.command("prune")
+@click.option("--older-than", "days", type=click.IntRange(min=1), help="Days to keep (default: retention_days).")
+@click.option("--dry-run", is_flag=True, help="Only count what would be deleted.")
+@click.pass_context
+def admin_prune(ctx: click.Context, days: int | None, dry_run: bool) -> None:
+    """Delete sent mails and inbound records older than the retention, keeping what game records need."""
+    days = days if days is not None else settings(ctx).retention_days
+    cutoff = now() - timedelta(days=days)
+    result = prune(database(ctx), cutoff, dry_run)
+    verb = "would delete" if dry_run else "deleted"
+    echo(f"{verb} {result.outbox} sent mails and {result.inbound} inbound records older than {days} days "
+         f"(before {cutoff:%Y-%m-%d %H:%M} UTC)")
+
