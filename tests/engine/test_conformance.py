@@ -9,6 +9,7 @@ import random
 import pytest
 
 import engine
+from tests.engine.sentences import sentence
 
 # (game, options): each registered game at its defaults, plus the option corners.
 CASES = [(name, {}) for name in engine.names()] + [
@@ -45,7 +46,8 @@ def test_random_playout_keeps_the_contract(name: str, options: dict, seed: int) 
         if outcome.over:
             with pytest.raises(engine.IllegalMove):
                 rules.sample(pos, rng.choice)
-            assert outcome.reason
+            assert outcome.termination in engine.Termination and sentence(rules, outcome)
+            assert json.loads(json.dumps(dict(outcome.details))) == outcome.details
             break
         move = rules.sample(pos, rng.choice)
         text = rules.format(pos, move)
