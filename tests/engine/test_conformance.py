@@ -22,6 +22,15 @@ CASES = [(name, {}) for name in engine.names()] + [
 MAX_PLIES = 1500  # the seed Ataxx variants have no automatic draw; a random shuttle is cut here
 
 
+def _taken_by_scores(rules: engine.Rules, side: int, before: tuple[int, int], after: tuple[int, int]) -> int:
+    """What the service derived from score deltas before `Rules.effects` said it."""
+    if rules.score_unit == "pieces":
+        return max(before[1 - side] - after[1 - side], 0)
+    if rules.score_unit == "captures":
+        return max(after[side] - before[side], 0)
+    return 0
+
+
 def _check_position(rules: engine.Rules, pos) -> None:
     data = rules.dump(pos)
     assert json.loads(json.dumps(data)) == data, "dump must be JSON-safe"
@@ -58,6 +67,9 @@ def test_random_playout_keeps_the_contract(name: str, options: dict, seed: int) 
         assert rules.dump(pos) == before, "apply must not change its input"
         assert rules.ply(after) == rules.ply(pos) + 1
         assert rules.last_move(after) == move
+        effects = rules.effects(pos, after)
+        assert effects.taken == _taken_by_scores(rules, rules.turn(pos), outcome.scores, rules.outcome(after).scores)
+        assert len(effects.squares) == (effects.taken or effects.neutralised)
         for example in rules.examples(after) if not rules.outcome(after).over else []:
             rules.parse(after, example)  # every example offered is legal
         pos = after
