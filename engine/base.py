@@ -138,7 +138,9 @@ class Rules(ABC, Generic[P, M]):
     #: the options this game accepts, by name
     option_specs: ClassVar[tuple[Option, ...]] = ()
     #: how the records layer exports a game: "text" (tag lines, then one move per line in the
-    #: game's notation) or "sgf" (the game's moves are points of a square grid, see `sgf_point`)
+    #: game's notation, plus `record_tags`) or "sgf" (a game on a square grid of `options["size"]`
+    #: whose rules also give `sgf_point(move)`, `from_sgf_point(point)` and the classmethod
+    #: `record_options(size, root_properties)`; see CaptureGo)
     record_format: ClassVar[str] = "text"
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
