@@ -186,15 +186,14 @@ def _read(text: str, size: int) -> _Draft:
     draft = _Draft()
     move_squares: list[int] = []
     context = ""
-    tokens = _normalise(text).split()
-    for token in tokens:  # first the form alone: a word of no notation makes it no turn at all
-        if not _TOKEN.fullmatch(token):
+    tokens = [(token, _TOKEN.fullmatch(token)) for token in _normalise(text).split()]
+    for token, found in tokens:  # first the form alone: a word of no notation makes it no turn at all
+        if found is None:
             raise InvalidMove(
                 f'I cannot read "{token}" in "{text.strip()}".',
                 code="move.not_notation", params={"token": token, "text": text.strip()},
             )
-    for token in tokens:
-        found = _TOKEN.fullmatch(token)
+    for token, found in tokens:
         assert found is not None
         kind = next(k for k in _KINDS if found.group(k) is not None)
         if kind == "word":
