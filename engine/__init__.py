@@ -11,8 +11,9 @@
 """
 
 from engine.ataxx import Assimilation, Ataxx, Infection
-from engine.base import BadOption, EngineError, IllegalMove, Option, Outcome, Rules
+from engine.base import Effects, Option, Outcome, Rules, Termination
 from engine.capturego import CaptureGo
+from engine.errors import BadOption, EngineError, IllegalMove, InvalidMove, MoveError
 from engine.myriades import Infinito, Myriades
 from engine.registry import create, lookup, names, register
 
@@ -21,7 +22,8 @@ for _game in (Ataxx, Infection, Assimilation, CaptureGo, Myriades, Infinito):
     register(_game)
 
 __all__ = [
-    "BadOption", "EngineError", "IllegalMove", "Option", "Outcome", "Rules",
+    "BadOption", "EngineError", "MoveError", "InvalidMove", "IllegalMove",
+    "Effects", "Option", "Outcome", "Rules", "Termination",
     "create", "lookup", "names", "register",
     "Ataxx", "Infection", "Assimilation", "CaptureGo", "Myriades", "Infinito",
 ]

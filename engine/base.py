@@ -11,34 +11,40 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, ClassVar, Generic, TypeVar
+
+from engine.errors import BadOption, EngineError, IllegalMove, InvalidMove, MoveError
+
+__all__ = [
+    "BadOption", "Effects", "EngineError", "IllegalMove", "InvalidMove", "MoveError", "Option",
+    "Outcome", "Rules", "Termination", "int_option",
+]
 
 P = TypeVar("P")  # a game's position type (immutable)
 M = TypeVar("M")  # a game's move type (immutable, hashable)
 
 
-class EngineError(ValueError):
-    """An error whose message is written for the player who caused it."""
+class Termination(StrEnum):
+    """Why a game ended by its rules; the values are stable lower-case strings (stored, translated).
 
-
-class BadOption(EngineError):
-    """A game option that is unknown or out of range."""
-
-
-class IllegalMove(EngineError):
-    """Move text that does not parse, or names a move the rules forbid.
-
-    `message` quotes the input and says what is wrong in the player's terms;
-    `hint` shows the right form with an example that is legal now (may be empty).
+    `Outcome.details` holds the facts a sentence about it needs (see templates/_termination.txt).
     """
 
-    def __init__(self, message: str, hint: str = "") -> None:
-        super().__init__(message)
-        self.message = message
-        self.hint = hint
-
-    def __str__(self) -> str:
-        return f"{self.message} {self.hint}".strip()
+    #: no empty square is left ({})
+    BOARD_FULL = "board_full"
+    #: a side has no pieces ({"side": s}; Infection adds {"squares": n, "to": s} for the credit)
+    NO_PIECES = "no_pieces"
+    #: the side to move cannot move and may not pass ({"side": s}, credit as for NO_PIECES)
+    NO_MOVES = "no_moves"
+    #: empty squares remain, but none is within reach of any piece ({})
+    OUT_OF_REACH = "out_of_reach"
+    #: the draw after so many plies without a clone ({"plies": n})
+    QUIET_PLIES = "quiet_plies"
+    #: a side captured the target number of stones ({"side": s, "captures": n})
+    TARGET_CAPTURES = "target_captures"
+    #: two passes in a row ({"captures": [b, w]}, plus {"side": s} for the winner)
+    BOTH_PASSED = "both_passed"
 
 
 @dataclass(frozen=True)
@@ -46,19 +52,36 @@ class Outcome:
     """Everything a result mail needs, derived in one place per game.
 
     `winner` is a side index (0 moves first) or None for a draw or an unfinished game.
+    `termination` says why a finished game ended (None while it runs) and `details` the facts
+    of that ending (JSON-safe), so templates write the sentence, in any language.
     `scores` are per side in the game's own unit (`score_unit`); `credited` holds the
     empty squares awarded at the end (Infection only, otherwise zeros).
     """
 
     over: bool
     winner: int | None
-    reason: str
+    termination: Termination | None
     scores: tuple[int, int]
     credited: tuple[int, int] = (0, 0)
+    details: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
     @property
     def draw(self) -> bool:
         return self.over and self.winner is None
+
+
+@dataclass(frozen=True)
+class Effects:
+    """What one move took, for the sentence about it ("and took 2 of your pieces").
+
+    `taken`: the opponent's pieces a move turned (Ataxx) or stones it captured (Capture Go), 0
+    where the game has no such loss. `squares`: where they were, canonical names in board order.
+    `neutralised`: the mover's own stones made neutral (Myriades and Infinito).
+    """
+
+    taken: int = 0
+    squares: tuple[str, ...] = ()
+    neutralised: int = 0
 
 
 @dataclass(frozen=True)
@@ -78,10 +101,18 @@ def int_option(name: str, lo: int, hi: int | None) -> Callable[[Any], int]:
         try:
             number = int(str(value).strip())
         except ValueError:
-            raise BadOption(f'{name}={value!s} is not a whole number; write e.g. {name}={lo}.') from None
+            raise BadOption(
+                f"{name}={value!s} is not a whole number; write e.g. {name}={lo}.",
+                code="option.not_a_number",
+                params={"option": name, "value": str(value), "example": lo},
+            ) from None
         if number < lo or (hi is not None and number > hi):
             span = f"from {lo} to {hi}" if hi is not None else f"at least {lo}"
-            raise BadOption(f"{name}={number} is out of range; {name} must be {span}.")
+            raise BadOption(
+                f"{name}={number} is out of range; {name} must be {span}.",
+                code="option.out_of_range",
+                params={"option": name, "value": number, "min": lo, "max": hi},
+            )
         return number
 
     return convert
@@ -106,6 +137,11 @@ class Rules(ABC, Generic[P, M]):
     lower_wins: ClassVar[bool] = False
     #: the options this game accepts, by name
     option_specs: ClassVar[tuple[Option, ...]] = ()
+    #: how the records layer exports a game: "text" (tag lines, then one move per line in the
+    #: game's notation, plus `record_tags`) or "sgf" (a game on a square grid of `options["size"]`
+    #: whose rules also give `sgf_point(move)`, `from_sgf_point(point)` and the classmethod
+    #: `record_options(size, root_properties)`; see CaptureGo)
+    record_format: ClassVar[str] = "text"
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         given = dict(options or {})
@@ -113,7 +149,11 @@ class Rules(ABC, Generic[P, M]):
         unknown = sorted(set(given) - set(known))
         if unknown:
             allowed = ", ".join(known) or "none"
-            raise BadOption(f"{self.title} has no option {unknown[0]!r}; its options are: {allowed}.")
+            raise BadOption(
+                f"{self.title} has no option {unknown[0]!r}; its options are: {allowed}.",
+                code="option.unknown",
+                params={"game": self.name, "option": unknown[0], "known": list(known)},
+            )
         self.options: dict[str, Any] = {
             o.name: o.convert(given[o.name]) if o.name in given else o.default for o in self.option_specs
         }
@@ -145,7 +185,8 @@ class Rules(ABC, Generic[P, M]):
     # -- moves -----------------------------------------------------------------------
     @abstractmethod
     def parse(self, pos: P, text: str) -> M:
-        """Read a player's move leniently; return a legal move or raise IllegalMove."""
+        """Read a player's move leniently; return a legal move, or raise InvalidMove (not this
+        game's notation: likely chatter) or IllegalMove (notation the rules forbid now)."""
 
     @abstractmethod
     def format(self, pos: P, move: M) -> str:
@@ -160,7 +201,7 @@ class Rules(ABC, Generic[P, M]):
         where moves are not a finite list. The engine owns no randomness; callers do."""
         moves = self.legal_moves(pos)
         if not moves:
-            raise IllegalMove("There is no legal move in this position.")
+            raise IllegalMove("There is no legal move in this position.", code="move.none_legal")
         return pick(moves)
 
     @abstractmethod
@@ -183,7 +224,20 @@ class Rules(ABC, Generic[P, M]):
     # -- results ---------------------------------------------------------------------
     @abstractmethod
     def outcome(self, pos: P) -> Outcome:
-        """Over or not, winner or draw, the reason, and both scores."""
+        """Over or not, winner or draw, the termination and its details, and both scores."""
+
+    def effects(self, before: P, after: P) -> Effects:
+        """What the move from `before` to `after` took (`after` = `apply(before, move)`).
+
+        The default says nothing was taken; games with captures or conversions override it."""
+        return Effects()
+
+    # -- records (the hook the records layer exports through) ------------------------
+    def record_tags(self) -> list[tuple[str, str]]:
+        """Setup tags a record of this game carries and checks on replay (e.g. Ataxx's start FEN).
+
+        For an "sgf" game: extra root properties (identifier, value) beside SZ."""
+        return []
 
     # -- presentation and storage ----------------------------------------------------
     @abstractmethod

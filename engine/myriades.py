@@ -15,257 +15,45 @@ break this; then `sample` and `examples` refuse it explicitly instead of inventi
 
 from __future__ import annotations
 
-import re
 import textwrap
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from functools import cache
 from operator import itemgetter
 from typing import Any, ClassVar
 
-from engine.base import IllegalMove, Option, Outcome, Rules, int_option
-
-WHITE, BLACK = 0, 1
-#: a cell is None (empty), (side, value) for a stone, or NEUTRAL
-NEUTRAL: tuple[int, int] = (-1, -1)
-Cell = tuple[int, int] | None
-MAX_DIGITS = 9  # the input cap on a value: absurd numbers are refused, not stored
-SIDE_NAMES = ("White", "Black")
-LETTERS = ("W", "b")  # different shapes, not only different case, in any fixed-width font
-WIDTH = 72
-ROW_BUDGET = WIDTH - 10  # a row is "rrr |" + cells + "| rr": the cells get the rest
-INFINITO_SAMPLE = 6  # `sample` in Infinito draws from this many lowest free values
-GAME_OVER = "The game is over: the board is full."
-
-
-@dataclass(frozen=True)
-class Move:
-    """One turn. Squares are indices ``rank * size + file`` (a1 is 0).
-
-    `neutralised` is a frozenset: the order in which a player names the stones does not matter.
-    """
-
-    value: int
-    square: int
-    step: tuple[int, int] | None = None
-    neutralised: frozenset[int] = frozenset()
-
-
-@dataclass(frozen=True)
-class Position:
-    """The board (index ``rank * size + file``), how many turns were played, and the last one."""
-
-    size: int
-    cells: tuple[Cell, ...]
-    ply: int = 0
-    last: Move | None = None
-
-    @property
-    def turn(self) -> int:
-        return self.ply % 2
-
-    @property
-    def full(self) -> bool:
-        return None not in self.cells
-
-
-@dataclass
-class _Draft:
-    """A turn as written, before the rules judge it (names may repeat, parts may be missing)."""
-
-    step: tuple[int, int] | None = None
-    neutralised: list[int] = field(default_factory=list)
-    value: int | None = None
-    square: int | None = None
-
-
-# -- geometry -----------------------------------------------------------------------------
-DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1))
-
-
-@cache
-def _neighbours(size: int) -> tuple[frozenset[int], ...]:
-    """The 8-neighbourhood of every square."""
-    result = []
-    for index in range(size * size):
-        rank, file = divmod(index, size)
-        result.append(
-            frozenset(
-                (rank + dr) * size + file + df
-                for df, dr in DIRECTIONS
-                if 0 <= file + df < size and 0 <= rank + dr < size
-            )
-        )
-    return tuple(result)
-
-
-@cache
-def _rays(size: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
-    """For every square, the squares along each of the 8 queen lines, nearest first."""
-    result = []
-    for index in range(size * size):
-        rank, file = divmod(index, size)
-        lines = []
-        for df, dr in DIRECTIONS:
-            line = []
-            f, r = file + df, rank + dr
-            while 0 <= f < size and 0 <= r < size:
-                line.append(r * size + f)
-                f, r = f + df, r + dr
-            lines.append(tuple(line))
-        result.append(tuple(lines))
-    return tuple(result)
-
-
-def square_name(index: int, size: int) -> str:
-    """``c3`` for an index: file letter, then rank from 1."""
-    rank, file = divmod(index, size)
-    return f"{chr(ord('a') + file)}{rank + 1}"
-
-
-def _square_index(text: str, size: int) -> int:
-    file, rank = ord(text[0]) - ord("a"), int(text[1:])
-    if not (0 <= file < size and 1 <= rank <= size):
-        last = square_name(size * size - 1, size)
-        raise IllegalMove(f'"{text}" is not on the {size}x{size} board; squares run from a1 to {last}.')
-    return (rank - 1) * size + file
-
-
-def _file_rank(index: int, size: int) -> tuple[int, int]:
-    rank, file = divmod(index, size)
-    return file, rank
-
-
-def _triggers(cells: Sequence[Cell], size: int, origin: int, target: int) -> list[int]:
-    """The enemy stones that the stone now on `target` (come from `origin`) makes you neutralise for:
-    next to the target, strictly lower, and not already next to the origin. Highest value first."""
-    stone = cells[target]
-    assert stone is not None
-    near = _neighbours(size)
-    found = [
-        j for j in near[target]
-        if (c := cells[j]) is not None and c[0] == 1 - stone[0] and c[1] < stone[1] and j not in near[origin]
-    ]
-    return sorted(found, key=lambda j: (-cells[j][1], j))  # type: ignore[index]
-
-
-def _queen_targets(cells: Sequence[Cell], size: int, origin: int) -> list[int]:
-    targets = []
-    for line in _rays(size)[origin]:
-        for square in line:
-            if cells[square] is not None:
-                break
-            targets.append(square)
-    return targets
-
-
-# -- reading ------------------------------------------------------------------------------
-_SQ = r"[a-z]\d{1,2}"
-_TOKEN = re.compile(
-    rf"(?P<move>(?P<a>{_SQ})-?(?P<b>{_SQ}))|x(?P<neutral>{_SQ})|(?P<place>\d+)@(?P<at>{_SQ})"
-    rf"|(?P<square>{_SQ})|(?P<number>\d+)|(?P<word>move|replace|neutralise|neutralize|place)"
+from engine import squares
+from engine.base import Effects, Option, Outcome, Rules, Termination, int_option
+from engine.errors import EngineError, IllegalMove, MoveError
+from engine.grid import render_grid
+from engine.myriades_checks import TurnChecks
+from engine.myriades_notation import (
+    BLACK,
+    GAME_OVER,
+    INFINITO_SAMPLE,
+    LETTERS,
+    NEUTRAL,
+    ROW_BUDGET,
+    SIDE_NAMES,
+    WHITE,
+    WIDTH,
+    Cell,
+    Move,
+    Position,
+    _Draft,
+    _file_rank,
+    _queen_targets,
+    _read,
+    _square_index,
+    _stones,
+    _triggers,
+    free_values,
+    square_name,
+    supply_text,
 )
 
-_KINDS = ("move", "neutral", "place", "square", "number", "word")
+__all__ = ["NEUTRAL", "Infinito", "Move", "Myriades", "Position", "square_name"]
 
 
-def _normalise(text: str) -> str:
-    text = text.lower().replace("\u2013", "-").replace("\u2014", "-")
-    text = re.sub(r"[,;.]", " ", text)
-    text = re.sub(r"\s+at\s+", "@", text)
-    text = re.sub(r"\s*([-@])\s*", r"\1", text)
-    return re.sub(r"\bx\s+(?=[a-z]\d)", "x", text).strip()
-
-
-def _value(digits: str) -> int:
-    if len(digits.lstrip("0")) > MAX_DIGITS:
-        raise IllegalMove(f'"{digits}" is too big: a stone value has at most {MAX_DIGITS} digits.')
-    return int(digits)
-
-
-def _read(text: str, size: int) -> _Draft:
-    """The parts of a turn as written; only the form is checked here, not the rules."""
-    draft = _Draft()
-    move_squares: list[int] = []
-    context = ""
-    for token in _normalise(text).split():
-        found = _TOKEN.fullmatch(token)
-        if not found:
-            raise IllegalMove(f'I cannot read "{token}" in "{text.strip()}".')
-        kind = next(k for k in _KINDS if found.group(k) is not None)
-        if kind == "word":
-            context = {"neutralise": "replace", "neutralize": "replace"}.get(token, token)
-        elif kind == "move":
-            if move_squares:
-                raise IllegalMove(f'"{text.strip()}" has two moves; a turn moves at most one stone.')
-            move_squares = [_square_index(found.group("a"), size), _square_index(found.group("b"), size)]
-            context = ""
-        elif kind == "neutral":
-            draft.neutralised.append(_square_index(found.group("neutral"), size))
-            context = "replace"
-        elif kind in ("place", "number"):
-            if draft.value is not None:
-                raise IllegalMove(f'"{text.strip()}" places two stones; a turn places exactly one.')
-            draft.value = _value(found.group(kind))
-            if kind == "place":
-                draft.square = _square_index(found.group("at"), size)
-                context = ""
-            else:
-                context = "place"
-        elif context == "replace":
-            draft.neutralised.append(_square_index(token, size))
-        elif context == "place":
-            if draft.value is None:
-                raise IllegalMove(f'"{token}": say which value to place there, e.g. 17@{token}.')
-            if draft.square is not None:
-                raise IllegalMove(f'"{text.strip()}" places two stones; a turn places exactly one.')
-            draft.square = _square_index(token, size)
-        else:
-            if len(move_squares) == 2:
-                a, b = (square_name(i, size) for i in move_squares)
-                raise IllegalMove(
-                    f'"{text.strip()}": after the move {a}-{b}, what is "{token}"? Write x{token} to '
-                    f"neutralise it or 17@{token} to place a stone there."
-                )
-            move_squares.append(_square_index(token, size))
-    if len(move_squares) == 1:
-        name = square_name(move_squares[0], size)
-        other = name[0] + ("2" if name[1:] == "1" else "1")
-        raise IllegalMove(f'"{name}": a move needs a start and an end square, e.g. {name}-{other}.')
-    if move_squares:
-        draft.step = (move_squares[0], move_squares[1])
-    if draft.value is None and draft.square is None:
-        where = f'"{text.strip()}" has no placement' if text.strip() else "The turn is empty"
-        raise IllegalMove(f"{where}: every turn ends by placing a stone, e.g. 17@d4.")
-    if draft.square is None:
-        raise IllegalMove(f'"{draft.value}": say where to place it, e.g. {draft.value}@d4.')
-    return draft
-
-
-# -- small text helpers -------------------------------------------------------------------
-def _and_list(items: Sequence[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def _stones(count: int) -> str:
-    return f"{count} stone" if count == 1 else f"{count} stones"
-
-
-def _runs(values: Iterable[int]) -> list[tuple[int, int]]:
-    runs: list[tuple[int, int]] = []
-    for v in sorted(values):
-        if runs and runs[-1][1] == v - 1:
-            runs[-1] = (runs[-1][0], v)
-        else:
-            runs.append((v, v))
-    return runs
-
-
-def _spans(runs: Iterable[tuple[int, int]]) -> str:
-    return ", ".join(str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in runs)
-
-
-class Myriades(Rules[Position, Move]):
+class Myriades(TurnChecks, Rules[Position, Move]):
     """Myriades: 10x10, stones 0..49 for each side; White moves first; the lower sum wins."""
 
     name = "myriades"
@@ -304,39 +92,23 @@ class Myriades(Rules[Position, Move]):
 
     def _free(self, taken: Iterable[int], count: int | None = None) -> list[int]:
         """The lowest free values (all of them in Myriades when `count` is None)."""
-        taken = set(taken)
-        top = self.max_value if self.max_value is not None else len(taken) + (count or 1) - 1
-        free = [v for v in range(top + 1) if v not in taken]
-        return free if count is None else free[:count]
+        return free_values(taken, self.max_value, count)
 
     def supply_text(self, pos: Position, side: int) -> str:
         """The supply in ranges, "0-2, 4, 6-49", or by its exceptions when they are fewer:
         "0-49 except 3, 7", "every value except 3, 7"; Infinito's open end is "from 12 up"."""
-        taken = _runs(self.on_board(pos, side))
-        if self.max_value is not None:
-            free = _runs(self._free(self.on_board(pos, side)))
-            if taken and len(taken) < len(free):
-                return f"0-{self.max_value} except {_spans(taken)}"
-            return _spans(free) or "none"
-        if not taken:
-            return "every value from 0 up"
-        gaps = [(hi + 1, lo - 1) for (_, hi), (lo, _) in zip(taken, taken[1:], strict=False)]
-        if taken[0][0] > 0:
-            gaps.insert(0, (0, taken[0][0] - 1))
-        if len(taken) <= len(gaps):
-            return f"every value except {_spans(taken)}"
-        return ", ".join(filter(None, (_spans(gaps), f"from {taken[-1][1] + 1} up")))
+        return supply_text(self.on_board(pos, side), self.max_value)
 
     # -- moves -------------------------------------------------------------------------
     def parse(self, pos: Position, text: str) -> Move:
+        if pos.full:
+            raise IllegalMove(GAME_OVER, code="move.game_over")
         try:
-            if pos.full:
-                raise IllegalMove(GAME_OVER)
             return self._resolve(pos, _read(text, pos.size))[0]
-        except IllegalMove as error:
-            if error.hint or pos.full:
+        except MoveError as error:
+            if error.hint:
                 raise
-            raise IllegalMove(error.message, self._hint(pos)) from None
+            raise type(error)(error.message, code=error.code, params=error.params, hint=self._hint(pos)) from None
 
     def format(self, pos: Position, move: Move) -> str:
         n = pos.size
@@ -356,7 +128,7 @@ class Myriades(Rules[Position, Move]):
 
     def apply(self, pos: Position, move: Move) -> Position:
         if pos.full:
-            raise IllegalMove(GAME_OVER)
+            raise IllegalMove(GAME_OVER, code="move.game_over")
         draft = _Draft(move.step, sorted(move.neutralised), move.value, move.square)
         checked, cells = self._resolve(pos, draft)
         return Position(pos.size, cells, pos.ply + 1, checked)
@@ -378,7 +150,8 @@ class Myriades(Rules[Position, Move]):
         elif names:
             raise IllegalMove(
                 f'"x{square_name(names[0], n)}": only a move next to lower enemy stones makes you '
-                "neutralise; this turn has no move."
+                "neutralise; this turn has no move.",
+                code="move.neutralise_without_move", params={"square": square_name(names[0], n)},
             )
         others = sum(1 for c in cells if c is not None and c[0] == side) - (1 if moved is not None else 0)
         seen: set[int] = set()
@@ -393,110 +166,6 @@ class Myriades(Rules[Position, Move]):
         cells[draft.square] = (side, draft.value)
         move = Move(draft.value, draft.square, draft.step, frozenset(names))
         return move, tuple(cells)
-
-    def _owner_text(self, pos: Position, cell: Cell) -> str:
-        assert cell is not None
-        if cell == NEUTRAL:
-            return "a neutral stone"
-        return f"your {cell[1]}" if cell[0] == pos.turn else f"{SIDE_NAMES[cell[0]]}'s {cell[1]}"
-
-    def _check_step(self, pos: Position, origin: int, target: int) -> None:
-        n, side = pos.size, pos.turn
-        a, b = square_name(origin, n), square_name(target, n)
-        quote = f'"{a}-{b}"'
-        if not any(c is not None and c[0] == side for c in pos.cells):
-            raise IllegalMove(
-                f"{quote}: you have no stones on the board yet, so there is nothing to move; "
-                "this turn is a placement only."
-            )
-        stone = pos.cells[origin]
-        if stone is None:
-            raise IllegalMove(f"{quote}: there is no stone on {a}.")
-        if stone == NEUTRAL:
-            raise IllegalMove(f"{quote}: {a} holds a neutral stone, and neutral stones never move.")
-        if stone[0] != side:
-            raise IllegalMove(f"{quote}: {a} holds {self._owner_text(pos, stone)}, not one of your stones.")
-        if origin == target:
-            raise IllegalMove(f"{quote}: a move must go somewhere; leave the move out to only place.")
-        (f0, r0), (f1, r1) = _file_rank(origin, n), _file_rank(target, n)
-        df, dr = f1 - f0, r1 - r0
-        if df and dr and abs(df) != abs(dr):
-            raise IllegalMove(
-                f"{quote}: {b} is not on a line from {a}; a stone moves like a chess queen, along a "
-                "rank, file or diagonal."
-            )
-        steps = max(abs(df), abs(dr))
-        sf, sr = (df > 0) - (df < 0), (dr > 0) - (dr < 0)
-        for k in range(1, steps):
-            between = (r0 + k * sr) * n + f0 + k * sf
-            if pos.cells[between] is not None:
-                block = square_name(between, n)
-                raise IllegalMove(f"{quote}: the path from {a} to {b} is blocked at {block}.")
-        if pos.cells[target] is not None:
-            raise IllegalMove(f"{quote}: {b} is occupied by {self._owner_text(pos, pos.cells[target])}.")
-
-    def _check_neutralise(
-        self, pos: Position, cells: list[Cell], square: int, seen: set[int], origin: int | None, moved: int | None
-    ) -> None:
-        name = square_name(square, pos.size)
-        quote = f'"x{name}"'
-        cell = cells[square]
-        if square in seen:
-            raise IllegalMove(f"{quote}: you named {name} twice; each neutralised stone is a different one.")
-        if square == moved:
-            raise IllegalMove(f"{quote}: {name} is the stone you just moved; neutralise another of yours.")
-        if cell is None:
-            why = "once your stone has left it" if square == origin else "so there is nothing to neutralise"
-            raise IllegalMove(f"{quote}: {name} is empty {why}.")
-        if cell == NEUTRAL:
-            raise IllegalMove(f"{quote}: {name} is already neutral; neutralise one of your own stones.")
-        if cell[0] != pos.turn:
-            raise IllegalMove(
-                f"{quote}: {name} holds {self._owner_text(pos, cell)}; you neutralise your own stones only."
-            )
-
-    def _check_count(
-        self, pos: Position, step: tuple[int, int], triggers: list[int], others: int, named: int
-    ) -> None:
-        """The count rule: one stone per trigger, or every other stone you have when that is fewer."""
-        n = pos.size
-        a, b = square_name(step[0], n), square_name(step[1], n)
-        required = min(len(triggers), others)
-        if named == required:
-            return
-        if not triggers:
-            raise IllegalMove(
-                f"moving {a}-{b} lands next to no lower enemy stone that was not already next to {a}, "
-                f"so there is nothing to neutralise; you named {named}."
-            )
-        values = _and_list([str(pos.cells[t][1]) for t in triggers])  # type: ignore[index]
-        must = f"moving {a}-{b} next to {values} means you must neutralise {_stones(len(triggers))}"
-        if required < len(triggers):
-            raise IllegalMove(
-                f"{must}; you have only {_stones(others)} besides the one you moved, so name "
-                f"{'it' if others == 1 else 'all ' + str(others)}; you named {named}."
-            )
-        raise IllegalMove(f"{must} but named {named}.")
-
-    def _check_placement(self, pos: Position, cells: list[Cell], value: int, square: int, moved: int | None) -> None:
-        name = square_name(square, pos.size)
-        quote = f'"{value}@{name}"'
-        if self.max_value is not None and value > self.max_value:
-            raise IllegalMove(f"{quote}: {self.title} stones are valued 0 to {self.max_value}.")
-        for index, cell in enumerate(cells):
-            if cell is not None and cell[0] == pos.turn and cell[1] == value:
-                where = square_name(index, pos.size)
-                spare = self._free(c[1] for c in cells if c is not None and c[0] == pos.turn)[:1]
-                instead = f", e.g. {spare[0]}" if spare else ""
-                raise IllegalMove(
-                    f"{quote}: you already have {value} on the board, on {where}; place a value from "
-                    f"your supply{instead}."
-                )
-        cell = cells[square]
-        if cell is not None:
-            if square == moved:
-                raise IllegalMove(f"{quote}: {name} is occupied by the stone you just moved there.")
-            raise IllegalMove(f"{quote}: {name} is occupied by {self._owner_text(pos, cell)}.")
 
     # -- choosing moves ----------------------------------------------------------------
     def _steps(self, pos: Position) -> list[tuple[int, int]]:
@@ -526,12 +195,15 @@ class Myriades(Rules[Position, Move]):
         taken = [c[1] for c in cells if c is not None and c[0] == pos.turn]
         free = self._free(taken, None if self.max_value is not None else INFINITO_SAMPLE)
         if not free:
-            raise IllegalMove(f"{SIDE_NAMES[pos.turn]} has no stone left in the supply to place.")
+            raise IllegalMove(
+                f"{SIDE_NAMES[pos.turn]} has no stone left in the supply to place.",
+                code="move.supply_empty", params={"side": pos.turn},
+            )
         return pick(free), pick([i for i, c in enumerate(cells) if c is None])
 
     def sample(self, pos: Position, pick: Callable[[Sequence[Any]], Any]) -> Move:
         if pos.full:
-            raise IllegalMove(GAME_OVER)
+            raise IllegalMove(GAME_OVER, code="move.game_over")
         cells, step, neutralised = list(pos.cells), None, []
         steps = self._steps(pos)
         if steps and pick((False, True)):
@@ -576,9 +248,14 @@ class Myriades(Rules[Position, Move]):
                 sums[cell[0]] += cell[1]
         scores = (sums[0], sums[1])
         if not pos.full:
-            return Outcome(False, None, "", scores)
+            return Outcome(False, None, None, scores)
         winner = None if sums[0] == sums[1] else (0 if sums[0] < sums[1] else 1)
-        return Outcome(True, winner, "the board is full", scores)
+        return Outcome(True, winner, Termination.BOARD_FULL, scores)
+
+    def effects(self, before: Position, after: Position) -> Effects:
+        """Nothing of the opponent's is taken here; the mover's own stones may be neutralised."""
+        made = [i for i, (a, b) in enumerate(zip(before.cells, after.cells, strict=True)) if b == NEUTRAL != a]
+        return Effects(neutralised=len(made), squares=tuple(square_name(i, after.size) for i in made))
 
     # -- presentation and storage ------------------------------------------------------
     def _marked(self, pos: Position) -> set[int]:
@@ -609,19 +286,15 @@ class Myriades(Rules[Position, Move]):
         def gap(left: bool, right: bool) -> str:
             return "|" if left and right else "]" if left else "[" if right else " "
 
-        letters = "".join(" " + chr(ord("a") + f).rjust(w // 2 + 1).ljust(w) for f in range(n))
-        header = "     " + letters
-        border = "    +" + "-" * (n * (w + 1) + 1) + "+"
-        lines = [header.rstrip(), border]
-        for rank in range(n - 1, -1, -1):
-            row = []
-            for file in range(n):
-                index = rank * n + file
-                row.append(gap(file > 0 and index - 1 in marked, index in marked))
-                row.append(show(pos.cells[index]))
-            row.append(gap(rank * n + n - 1 in marked, False))
-            lines.append(f"{rank + 1:>3} |{''.join(row)}| {rank + 1}")
-        lines += [border, header.rstrip(), ""]
+        def between(file: int, rank: int) -> str:
+            index = rank * n + file
+            return gap(file > 0 and index - 1 in marked, file < n and index in marked)
+
+        def cell(file: int, rank: int) -> str:
+            return show(pos.cells[rank * n + file])
+
+        lines = render_grid(squares.columns(n), n, cell, label_width=3, cell_width=w, between=between)
+        lines.append("")
         lines += self._legend(pos, names, neutral, compact)
         return "\n".join(lines)
 
@@ -673,7 +346,10 @@ class Myriades(Rules[Position, Move]):
     def load(self, data: Mapping[str, Any]) -> Position:
         n = int(data["size"])
         if n != self.size:
-            raise ValueError(f"a {n}x{n} position does not fit {self.describe()}")
+            raise EngineError(
+                f"a {n}x{n} position does not fit {self.describe()}",
+                code="position.size", params={"size": n, "expected": self.size},
+            )
         cells: list[Cell] = [None] * (n * n)
         for side, key in ((WHITE, "white"), (BLACK, "black")):
             for square, value in data[key].items():

@@ -6,7 +6,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from engine.base import BadOption, Rules
+from engine.base import Rules
+from engine.errors import BadOption, EngineError
 
 _GAMES: dict[str, type[Rules]] = {}
 _NAMES: dict[str, str] = {}
@@ -21,7 +22,11 @@ def register(cls: type[Rules]) -> type[Rules]:
     for spelling in (cls.name, *cls.aliases):
         key = _key(spelling)
         if key in _NAMES and _NAMES[key] != cls.name:
-            raise ValueError(f"game name {spelling!r} is taken by {_NAMES[key]!r}")
+            raise EngineError(
+                f"game name {spelling!r} is taken by {_NAMES[key]!r}",
+                code="registry.name_taken",
+                params={"name": spelling, "game": _NAMES[key]},
+            )
         _NAMES[key] = cls.name
     _GAMES[cls.name] = cls
     return cls
@@ -36,7 +41,11 @@ def lookup(name: str) -> type[Rules]:
     """The game class for a name or alias (case, spaces, '-' and '_' ignored)."""
     key = _key(name)
     if key not in _NAMES:
-        raise BadOption(f"I do not know a game called {name!r}. The games are: {', '.join(_GAMES)}.")
+        raise BadOption(
+            f"I do not know a game called {name!r}. The games are: {', '.join(_GAMES)}.",
+            code="game.unknown",
+            params={"name": name, "games": list(_GAMES)},
+        )
     return _GAMES[_NAMES[key]]
 
 

@@ -1,17 +1,20 @@
 """Game records and statistics: what a finished (or running) game leaves behind.
 
-Capture Go is exported as SGF (any Go program opens it). Ataxx and Myriades/Infinito get
-a PGN-like plain text record: tag lines, then one ply per line in the game's own
-notation, which `replay` reads back through the engine. Ataxx records also carry the
-start FEN (with its gaps), as the Ataxx community writes positions.
+A game's `record_format` says how it is exported. "sgf" games (Capture Go) get SGF, written
+and read with sgfmill, so any Go program opens them. "text" games (Ataxx, Myriades/Infinito)
+get a PGN-like plain text record: tag lines, then one ply per line in the game's own notation,
+which `replay` reads back through the engine. The game's `record_tags` add its setup tags
+(Ataxx: the start FEN with its gaps, as the Ataxx community writes positions).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sgfmill import sgf
 from sqlmodel import Session, func, select
 
 import engine
@@ -57,12 +60,12 @@ def export(session: Session, game: Game) -> Record:
     rules = G.rules_of(game)
     p0, p1 = G.players(session, game)
     notations = [m.notation for m in G.moves(session, game)]
-    if rules.family == "capturego":
-        names = {rules.sides[0]: p0.name, rules.sides[1]: p1.name}
-        text = rules.to_sgf(
+    if rules.record_format == "sgf":
+        text = to_sgf(
+            rules,
             notations,
-            black=names["black"],
-            white=names["white"],
+            black=p0.name,
+            white=p1.name,
             result=_sgf_result(game, rules),
             date=game.created_at.strftime("%Y-%m-%d"),
             comment=f"pbem game #{game.id}" + (f": {game.reason}" if game.reason else ""),
@@ -79,8 +82,7 @@ def export(session: Session, game: Game) -> Record:
     ]
     if game.reason:
         tags.append(("Termination", game.reason))
-    if rules.family == "ataxx":
-        tags.append(("FEN", rules.fen(rules.start())))
+    tags += rules.record_tags()
     lines = [f'[{key} "{value.replace(chr(34), chr(39))}"]' for key, value in tags]
     lines.append("")
     lines += [f"{ply}. {text}" for ply, text in enumerate(notations, start=1)]
@@ -110,14 +112,121 @@ def replay(text: str) -> tuple[engine.Rules, Any, dict[str, str], list[str]]:
     options = dict(word.split("=", 1) for word in tags.get("Options", "").split())
     rules = engine.create(tags["Game"], options)
     pos = rules.start()
-    if "FEN" in tags and rules.fen(pos) != tags["FEN"]:
-        raise RecordError(f"the start FEN {tags['FEN']} is not the start of {rules.describe()}")
+    for key, value in rules.record_tags():
+        if key in tags and tags[key] != value:
+            raise RecordError(f"the start {key} {tags[key]} is not the start of {rules.describe()}")
     for ply, move in enumerate(moves, start=1):
         try:
             pos, _ = rules.play(pos, move)
-        except engine.IllegalMove as exc:
+        except engine.MoveError as exc:
             raise RecordError(f"ply {ply} ({move}) is illegal: {exc.message}") from None
     return rules, pos, tags, moves
+
+
+def to_sgf(
+    rules: engine.Rules,
+    moves: Sequence[str],
+    *,
+    black: str = "Black",
+    white: str = "White",
+    result: str | None = None,
+    date: str | None = None,
+    comment: str | None = None,
+) -> str:
+    """An SGF FF[4] record of an "sgf" game played from the start by `moves` (canonical texts).
+
+    The game's `record_tags` go into the root (Capture Go: KM, its target as the private CT[n]
+    that `from_sgf` reads, and the rule in words in GC). When `result` is None and the moves end
+    the game, RE[] is derived ("B+" for a win by captures, "0" for a draw); otherwise RE[] is
+    `result` (e.g. "W+R" for a resignation) or absent for an unfinished game.
+    """
+    game = sgf.Sgf_game(rules.options["size"])
+    root = game.get_root()
+    root.set_raw("AP", b"pbem:1")
+    for key, value in rules.record_tags():
+        root.set_raw(key, _sgf_escape(value))
+    root.set("PB", " ".join(black.split()))
+    root.set("PW", " ".join(white.split()))
+    pos = rules.start()
+    for number, text in enumerate(moves, start=1):
+        try:
+            move = rules.parse(pos, text)
+        except engine.MoveError as exc:
+            raise RecordError(f"Move {number} ({text!r}) cannot be replayed: {exc.message}") from None
+        colour = "b" if rules.turn(pos) == 0 else "w"
+        game.extend_main_sequence().set_move(colour, rules.sgf_point(move))
+        pos = rules.apply(pos, move)
+    if result is None:
+        outcome = rules.outcome(pos)
+        if outcome.over:
+            result = "0" if outcome.winner is None else ("B+" if outcome.winner == 0 else "W+")
+    if date:
+        root.set("DT", date)
+    if result:
+        root.set("RE", result)
+    if comment:
+        root.set("C", comment)
+    return game.serialise().decode("utf-8")
+
+
+def _sgf_escape(value: str) -> bytes:
+    """A SimpleText value as SGF bytes: backslash and ] escaped, line breaks made spaces."""
+    return " ".join(value.replace("\\", "\\\\").replace("]", "\\]").split()).encode("utf-8")
+
+
+def _sgf_rules() -> type[engine.Rules]:
+    """The registered game whose records are SGF (the first, should there be several)."""
+    for name in engine.names():
+        if engine.lookup(name).record_format == "sgf":
+            return engine.lookup(name)
+    raise RecordError("no game here is recorded as SGF")
+
+
+def from_sgf(data: str | bytes, *, target: int | None = None) -> tuple[engine.Rules, list[str]]:
+    """The rules and main-line moves (canonical texts) of an SGF record, checked by replaying them.
+
+    Unknown properties, comments and variations (only the first is followed) are ignored. The
+    target comes from `target`, else CT[], else the default. Setup stones (AB, AW, AE) are
+    refused: the game starts from the empty board.
+    """
+    try:
+        game = sgf.Sgf_game.from_bytes(data) if isinstance(data, bytes) else sgf.Sgf_game.from_string(data)
+    except ValueError as exc:
+        raise RecordError(f"This is not an SGF record that can be read ({exc}).") from None
+    root = game.get_root()
+    if root.has_property("GM") and root.get("GM") != 1:
+        raise RecordError(f"This SGF record is not a Go game (GM[{root.get('GM')}]).")
+    cls = _sgf_rules()
+    tags = {key: root.get_raw(key).decode("utf-8", "replace") for key in root.properties()}
+    options = cls.record_options(game.get_size(), tags)
+    if target is not None:
+        options["target"] = target
+    try:
+        rules = cls(options)
+    except engine.EngineError as exc:
+        raise RecordError(f"This SGF record's game cannot be played here: {exc.message}") from None
+    pos = rules.start()
+    moves: list[str] = []
+    for node in game.get_main_sequence():
+        number = len(moves) + 1
+        if node.has_setup_stones():
+            raise RecordError("This SGF record places stones with AB[], AW[] or AE[]; the game starts empty.")
+        try:
+            colour, point = node.get_move()
+        except ValueError:
+            raise RecordError(f"Move {number} of this SGF record is off the board or unreadable.") from None
+        if colour is None:
+            continue
+        if "bw".index(colour) != rules.turn(pos):
+            raise RecordError(f"Move {number} in this SGF record is played out of turn.")
+        move = rules.from_sgf_point(point)
+        try:
+            text = rules.format(pos, rules.parse(pos, rules.format(pos, move)))
+        except engine.MoveError as exc:
+            raise RecordError(f"Move {number} of this SGF record is illegal: {exc.message}") from None
+        pos = rules.apply(pos, move)
+        moves.append(text)
+    return rules, moves
 
 
 def statistics(session: Session, kind: str | None = None) -> list[dict[str, Any]]:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import email
 import email.policy
 
+import pytest
 from sgfmill import sgf
 from sqlmodel import Session
 
+import engine
 from pbem import games as G
 from pbem import outbox, records
 from pbem.models import Game
@@ -104,3 +106,88 @@ def test_the_sgf_result_says_how_the_game_ended(db) -> None:
             winner = None if ending == "agreement" else 1
             G.finish(session, game, winner, "Timothy Resignation made his move", NOW, ending=ending)
         assert f"RE[{expected}]" in _export(db, game_id).text, ending
+
+
+# -- SGF written and read with sgfmill, without a database -----------------------------------------
+
+GAME = ["c4", "d4", "e4", "a1", "d5", "a2", "d3", "pass", "pass"]  # d3 takes d4
+
+
+def test_sgf_round_trip_and_sgfmill_agrees() -> None:
+    rules = engine.create("capturego", {"size": 7, "target": 4})
+    pos = rules.start()
+    for text in GAME:
+        pos = rules.apply(pos, rules.parse(pos, text))
+    text = records.to_sgf(rules, GAME, black="Zoë [the] \\ Black", white="Bob", date="2026-12-01",
+                          comment="gg]\nbye")
+    assert text.startswith("(;FF[4]") and "GM[1]" in text and "CA[UTF-8]" in text
+    assert "SZ[7]" in text and "CT[4]" in text and "KM[0]" in text
+    assert pos.captures == (1, 0) and rules.outcome(pos).winner == 0 and "RE[B+]" in text
+
+    again, read = records.from_sgf(text)
+    assert again.options == {"size": 7, "target": 4} and read == GAME
+    assert records.from_sgf(text.encode("utf-8"))[1] == GAME
+
+    game = sgf.Sgf_game.from_string(text)
+    root = game.get_root()
+    assert game.get_size() == 7 and root.get("PB") == "Zoë [the] \\ Black" and root.get("C") == "gg]\nbye"
+    assert root.get("RE") == "B+" and root.get("DT") == "2026-12-01"
+    played = [node.get_move() for node in game.get_main_sequence()[1:]]
+    pos, expected = rules.start(), []
+    for ply, move_text in enumerate(GAME):
+        move = rules.parse(pos, move_text)
+        expected.append(("b" if ply % 2 == 0 else "w", None if move.is_pass else (move.row, move.col)))
+        pos = rules.apply(pos, move)
+    assert played == expected
+
+
+def test_sgf_results() -> None:
+    rules = engine.create("capturego", {"size": 5})
+    assert "RE[" not in records.to_sgf(rules, ["c3"])
+    assert "RE[0]" in records.to_sgf(rules, ["pass", "pass"])
+    assert "RE[B+R]" in records.to_sgf(rules, ["c3"], result="B+R")
+    assert "RE[B+]" in records.to_sgf(rules, ["b1", "a1", "a2"])  # a2 takes a1: first to 1 capture
+
+
+def test_from_sgf_tolerates_other_programs_records() -> None:
+    text = """(;GM[1]FF[3]SZ[9]PB[Ann]PW[Ben]KM[6.5]RU[Japanese]XX[unknown \\] value]
+        C[a comment with \\\\ and a soft\\
+break, ünïcode]
+        ;B[ee]C[first];W[tt]
+        (;B[dd]LB[dd:A];W[ed])
+        (;B[cc]))"""
+    rules, moves = records.from_sgf(text, target=5)
+    assert rules.options == {"size": 9, "target": 5}
+    assert moves == ["e5", "pass", "d6", "e6"]
+    assert records.from_sgf("(;SZ[5]CT[2];B[cc])")[0].options == {"size": 5, "target": 2}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("no tree here", "not an SGF record"),
+        ("(;SZ[9];B[ee]", "not an SGF record"),
+        ("(;GM[3];B[ee])", "not a Go game"),
+        ("(;SZ[25])", "size=25 is out of range"),
+        ("(;SZ[9]AB[aa];W[ee])", "places stones with AB"),
+        ("(;SZ[9];B[ee];B[dd])", "out of turn"),
+        ("(;SZ[9];B[ee];W[ee])", "is occupied"),
+        ("(;SZ[9];B[zz])", "off the board"),
+        ("(;SZ[9]CT[1];B[ba];W[aa];B[ab];W[cc])", "The game is over"),
+    ],
+)
+def test_from_sgf_errors(text: str, message: str) -> None:
+    with pytest.raises(records.RecordError, match=message):
+        records.from_sgf(text)
+
+
+def test_to_sgf_refuses_an_illegal_record() -> None:
+    with pytest.raises(records.RecordError, match="Move 2 .* cannot be replayed"):
+        records.to_sgf(engine.create("capturego"), ["e5", "e5"])
+
+
+def test_record_tags_are_the_games_own() -> None:
+    """The export hook: records ask the game, never branch on its family."""
+    assert engine.create("ataxx", {"blocks": "d4"}).record_tags() == [("FEN", "x5o/7/7/3-3/7/7/o5x x 0 1")]
+    assert engine.create("myriades").record_tags() == []
+    assert {engine.lookup(name).record_format for name in engine.names()} == {"sgf", "text"}

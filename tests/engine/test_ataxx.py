@@ -18,7 +18,8 @@ from engine.ataxx import (
     format_uai,
     perft,
 )
-from engine.base import BadOption, IllegalMove
+from engine.base import BadOption, IllegalMove, MoveError
+from tests.engine.sentences import sentence
 
 VARIANTS = {"ataxx": Ataxx, "infection": Infection, "assimilation": Assimilation}
 START = "x5o/7/7/7/7/7/o5x x 0 1"
@@ -371,7 +372,7 @@ def test_end_rules_per_variant(variant, drawn, turn, over, winner, reason, score
     rules = VARIANTS[variant]()
     pos = board(drawn, turn=turn)
     result = rules.outcome(pos)
-    assert (result.over, result.winner, result.reason) == (over, winner, reason)
+    assert (result.over, result.winner, sentence(rules, result)) == (over, winner, reason)
     assert (result.scores, result.credited) == (scores, credited)
     assert (rules.legal_moves(pos) == []) == over
 
@@ -392,7 +393,7 @@ def test_infection_credit_can_turn_the_result_where_assimilation_does_not() -> N
     )
     infection = Infection().outcome(pos)
     assert (infection.over, infection.scores, infection.credited) == (True, (3, 9), (15, 0))
-    assert (infection.winner, infection.reason) == (0, "o cannot move; 15 empty squares go to x")
+    assert (infection.winner, sentence(Infection(), infection)) == (0, "o cannot move; 15 empty squares go to x")
     assimilation = Assimilation().outcome(pos)
     assert (assimilation.over, assimilation.winner, assimilation.credited) == (True, 1, (0, 0))
     assert not Ataxx().outcome(pos).over  # o passes, x plays on
@@ -425,7 +426,7 @@ def test_ataxx_draws_after_100_plies_without_a_clone() -> None:
     assert not rules.outcome(pos).over
     after_jump = play(rules, pos, "a7-c5")
     result = rules.outcome(after_jump)
-    assert (result.over, result.winner, result.reason) == (True, None, "100 plies passed without a clone")
+    assert (result.over, result.winner, sentence(rules, result)) == (True, None, "100 plies passed without a clone")
     assert rules.legal_moves(after_jump) == []
     assert not rules.outcome(play(rules, pos, "b6")).over
 
@@ -452,7 +453,7 @@ def test_elimination_by_a_jump_ends_ataxx_at_once() -> None:
     )
     after = play(rules, pos, "b2-d3")
     result = rules.outcome(after)
-    assert (result.over, result.winner, result.reason, result.scores) == (
+    assert (result.over, result.winner, sentence(rules, result), result.scores) == (
         True,
         0,
         "o has no pieces left",
@@ -520,7 +521,7 @@ ERROR_POSITION = """
 def test_parse_errors_say_what_is_wrong(text: str, message: str) -> None:
     rules = Ataxx()
     pos = board(ERROR_POSITION)
-    with pytest.raises(IllegalMove) as error:
+    with pytest.raises(MoveError) as error:
         rules.parse(pos, text)
     assert error.value.message.startswith(message)
     assert error.value.hint, "every error shows what would work"
@@ -531,13 +532,13 @@ def test_parse_errors_say_what_is_wrong(text: str, message: str) -> None:
 def test_parse_error_hints_are_specific_and_legal() -> None:
     rules = Ataxx()
     pos = board(ERROR_POSITION)
-    with pytest.raises(IllegalMove) as error:
+    with pytest.raises(MoveError) as error:
         rules.parse(pos, "g1-g4")
     assert error.value.hint == "Jumps from g1 that work now: g1-e1, g1-e2, g1-f3, g1-g3."
-    with pytest.raises(IllegalMove) as error:
+    with pytest.raises(MoveError) as error:
         rules.parse(pos, "c5")
     assert error.value.hint == "A jump can reach it: a7-c5, b7-c5."
-    with pytest.raises(IllegalMove) as error:
+    with pytest.raises(MoveError) as error:
         rules.parse(pos, "hello")
     assert error.value.hint == "Legal now, e.g. f1 (clone) or g1-e1 (jump)."
 

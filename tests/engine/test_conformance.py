@@ -9,6 +9,7 @@ import random
 import pytest
 
 import engine
+from tests.engine.sentences import sentence
 
 # (game, options): each registered game at its defaults, plus the option corners.
 CASES = [(name, {}) for name in engine.names()] + [
@@ -19,6 +20,15 @@ CASES = [(name, {}) for name in engine.names()] + [
     ("infinito", {"size": 12}),
 ]
 MAX_PLIES = 1500  # the seed Ataxx variants have no automatic draw; a random shuttle is cut here
+
+
+def _taken_by_scores(rules: engine.Rules, side: int, before: tuple[int, int], after: tuple[int, int]) -> int:
+    """What the service derived from score deltas before `Rules.effects` said it."""
+    if rules.score_unit == "pieces":
+        return max(before[1 - side] - after[1 - side], 0)
+    if rules.score_unit == "captures":
+        return max(after[side] - before[side], 0)
+    return 0
 
 
 def _check_position(rules: engine.Rules, pos) -> None:
@@ -45,7 +55,8 @@ def test_random_playout_keeps_the_contract(name: str, options: dict, seed: int) 
         if outcome.over:
             with pytest.raises(engine.IllegalMove):
                 rules.sample(pos, rng.choice)
-            assert outcome.reason
+            assert outcome.termination in engine.Termination and sentence(rules, outcome)
+            assert json.loads(json.dumps(dict(outcome.details))) == outcome.details
             break
         move = rules.sample(pos, rng.choice)
         text = rules.format(pos, move)
@@ -56,6 +67,9 @@ def test_random_playout_keeps_the_contract(name: str, options: dict, seed: int) 
         assert rules.dump(pos) == before, "apply must not change its input"
         assert rules.ply(after) == rules.ply(pos) + 1
         assert rules.last_move(after) == move
+        effects = rules.effects(pos, after)
+        assert effects.taken == _taken_by_scores(rules, rules.turn(pos), outcome.scores, rules.outcome(after).scores)
+        assert len(effects.squares) == (effects.taken or effects.neutralised)
         for example in rules.examples(after) if not rules.outcome(after).over else []:
             rules.parse(after, example)  # every example offered is legal
         pos = after

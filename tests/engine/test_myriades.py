@@ -13,8 +13,9 @@ import re
 
 import pytest
 
-from engine.base import BadOption, IllegalMove
+from engine.base import BadOption, IllegalMove, MoveError
 from engine.myriades import NEUTRAL, Infinito, Move, Myriades, Position
+from tests.engine.sentences import sentence
 
 MYRIADES = Myriades()
 
@@ -300,7 +301,7 @@ TABLE_WINNER = {"a1": "W30", "b1": "W12", "c1": "b40", "d1": "b03"}  # WHITE_WIN
 def test_full_board_lower_sum_wins_and_equal_draws(stones: dict, winner: int | None, scores: tuple) -> None:
     pos = full(stones)
     outcome = MYRIADES.outcome(pos)
-    assert outcome.over and outcome.reason == "the board is full"
+    assert outcome.over and sentence(MYRIADES, outcome) == "the board is full"
     assert outcome.winner == winner and outcome.scores == scores
     assert outcome.draw == (winner is None)
     assert MYRIADES.outcome(board(WHITE_WINS)) == MYRIADES.outcome(full(TABLE_WINNER))
@@ -432,7 +433,7 @@ ERRORS = [
 @pytest.mark.parametrize(("text", "message"), ERRORS, ids=[e[0] for e in ERRORS])
 def test_every_error_says_what_is_wrong_with_a_legal_example(text: str, message: str) -> None:
     pos = board(ERRORS_BOARD)
-    with pytest.raises(IllegalMove) as error:
+    with pytest.raises(MoveError) as error:
         MYRIADES.parse(pos, text)
     assert error.value.message == message
     assert error.value.hint == "For example: 0@b1 or c3-c5 xa1 0@b1."
