@@ -84,7 +84,7 @@ def fill(path: Path, games: int, people: int, mails: int) -> None:
          "draw_offer, winner, result, reason, ending, created_at, updated_at, days, weekends_off, "
          "turn_started_at, clock_credit) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
          (game(n) for n in range(1, games + 1)))
-    bulk("INSERT INTO outbox (message_id, recipient, kind, game_id, player_id, data, status, attempts, "
+    bulk("INSERT INTO outbox (message_id, recipient, template, game_id, player_id, message, status, attempts, "
          "next_attempt_at, last_error, created_at, sent_at, game_version) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
          ((f"<{n}@pbem>", f"p{1 + n % people}@example.org", "board", 1 + n * games // mails, 1 + n % people,
            b"x" * 200, "failed" if n % 1000 == 0 else "sent", 1, _at(n), "550 no" if n % 1000 == 0 else None,

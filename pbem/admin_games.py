@@ -118,7 +118,7 @@ def _game_detail(session: Session, game: Game) -> dict:
                                   .order_by(InboundMessage.id))
         ],
         "mails_out": [
-            {"at": m.created_at.strftime("%Y-%m-%d %H:%M"), "to": m.recipient, "kind": m.kind,
+            {"at": m.created_at.strftime("%Y-%m-%d %H:%M"), "to": m.recipient, "template": m.template,
              "status": m.status, "attempts": m.attempts, "error": m.last_error}
             for m in session.exec(select(Outbox).where(Outbox.game_id == game.id).order_by(Outbox.id))
         ],
@@ -161,7 +161,7 @@ def admin_game(ctx: click.Context, game_id: int, as_json: bool) -> None:
     echo("\nMails in:")
     table(d["mails_in"], [("at", "at"), ("from", "from"), ("status", "status"), ("subject", "subject")])
     echo("\nMails out:")
-    table(d["mails_out"], [("at", "at"), ("to", "to"), ("kind", "kind"), ("status", "status"),
+    table(d["mails_out"], [("at", "at"), ("to", "to"), ("template", "mail"), ("status", "status"),
                            ("attempts", "tries")])
     echo("\nAdmin changes:")
     table(d["audit"], [("at", "at"), ("by", "by"), ("action", "action"), ("detail", "detail"),

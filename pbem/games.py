@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
+from collections.abc import Mapping
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 from sqlmodel import Session, or_, select
 
 import engine
-from pbem import ratings
+from pbem import ratings, words
 from pbem.errors import CommandError, GameError, NotAMove
 from pbem.models import Challenge, Game, Move, Player
 
@@ -99,7 +100,7 @@ def find_game(session: Session, player: Player, game_id: int | None, hint: int |
     for candidate, named in ((game_id, True), (hint, False)):
         if candidate is None:
             continue
-        game = session.get(Game, candidate, with_for_update=True)  # a row lock on PostgreSQL
+        game = session.get(Game, candidate, with_for_update=True, populate_existing=True)  # locked, then read
         if game is not None and game.side_of(player.id) is not None:
             return game
         if named:
@@ -109,7 +110,7 @@ def find_game(session: Session, player: Player, game_id: int | None, hint: int |
             )
     games = active_games(session, player)
     if len(games) == 1:
-        return session.get(Game, games[0].id, with_for_update=True)
+        return session.get(Game, games[0].id, with_for_update=True, populate_existing=True)
     if not games:
         raise CommandError(
             "You have no game in progress.", "Write open to see open challenges, or help.", code="game.none"
@@ -191,7 +192,11 @@ def play(
     _remember(game, after)
     outcome = rules.outcome(after)
     if outcome.over:
-        finish(session, game, outcome.winner, outcome.reason, now, ending="rules")
+        why = words.termination(outcome.termination, outcome.details, rules.sides)
+        finish(
+            session, game, outcome.winner, why, now,
+            ending="rules", termination=outcome.termination, details=outcome.details,
+        )
     session.add(game)
     return record, rules.effects(before, after)
 
@@ -200,10 +205,20 @@ ENDINGS = ("rules", "resignation", "agreement", "time", "adjudication")
 
 
 def finish(
-    session: Session, game: Game, winner: int | None, reason: str, now: datetime, *, ending: str
+    session: Session,
+    game: Game,
+    winner: int | None,
+    reason: str,
+    now: datetime,
+    *,
+    ending: str,
+    termination: str | None = None,
+    details: Mapping[str, Any] | None = None,
 ) -> None:
     """End a game: by the rules, resignation, agreement, time or adjudication (`ending`, one of
-    ENDINGS; `reason` is the sentence players read).
+    ENDINGS). A rules ending keeps the engine's `termination` code and `details`, from which
+    the mails write the sentence in the reader's words; `reason` is the English one kept in
+    the records (and the operator's own words for an adjudication).
 
     Every ending goes through here, so whatever must follow an ending happens once."""
     if ending not in ENDINGS:
@@ -213,6 +228,8 @@ def finish(
     game.winner = winner
     game.result = RESULTS[winner]
     game.reason = reason[:200]
+    game.termination = str(termination) if termination is not None else None
+    game.details = dict(details or {})
     game.draw_offer = None
     touch(game, now)
     session.add(game)

@@ -63,6 +63,8 @@ class Game(SQLModel, table=True):
     result: str | None = Field(default=None, max_length=10)  # "1-0", "0-1", "1/2-1/2"
     reason: str | None = Field(default=None, max_length=200)
     ending: str | None = Field(default=None, max_length=20)  # rules resignation agreement time adjudication
+    termination: str | None = Field(default=None, max_length=20)  # the engine's code, for a rules ending
+    details: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=True))  # its facts
     created_at: datetime
     updated_at: datetime = Field(index=True)
     days: int = 7  # time control: days per move (see pbem/clock.py)

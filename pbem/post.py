@@ -144,6 +144,7 @@ def _records(session: Session, letters: Sequence[Letter]) -> list[tuple[str, str
     for game_id in dict.fromkeys(letter.record for letter in letters if letter.record):
         game = session.get(Game, game_id)
         if game is not None:
-            record = records.export(session, game)
+            plays = game.side_of(letters[0].player.id) is not None  # only they (and the admin) see addresses
+            record = records.export(session, game, addresses=plays)
             files.append((record.filename, record.mimetype, record.text))
     return files

@@ -86,6 +86,10 @@ def _shared(session: Session, game: Game) -> dict[str, Any]:
         "draw_offer": side_names[game.draw_offer] if game.draw_offer is not None else None,
         "result": game.result,
         "reason": game.reason,
+        "ending": game.ending,
+        "termination": game.termination,
+        "details": game.details or {},
+        "loser": (p0, p1)[1 - game.winner].name if game.winner is not None else None,
         "winner": (p0, p1)[game.winner].name if game.winner is not None else None,
         "created": game.created_at.strftime("%d %b %Y"),
     }

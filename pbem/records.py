@@ -55,8 +55,11 @@ def _options_text(options: dict[str, Any]) -> str:
     return " ".join(f"{key}={value}" for key, value in sorted(options.items()))
 
 
-def export(session: Session, game: Game) -> Record:
-    """The record of `game` as it stands (the moves so far, the result if it is over)."""
+def export(session: Session, game: Game, addresses: bool = True) -> Record:
+    """The record of `game` as it stands (the moves so far, the result if it is over).
+
+    The players' addresses are in it only for the players themselves and the operator
+    (`addresses`): games are public, the addresses of the people who play them are not."""
     rules = G.rules_of(game)
     p0, p1 = G.players(session, game)
     notations = [m.notation for m in G.moves(session, game)]
@@ -76,8 +79,8 @@ def export(session: Session, game: Game) -> Record:
         ("Game", rules.name),
         ("Options", _options_text(game.options)),
         ("Date", game.created_at.strftime("%Y.%m.%d")),
-        (rules.sides[0].capitalize(), f"{p0.name} <{p0.address}>"),
-        (rules.sides[1].capitalize(), f"{p1.name} <{p1.address}>"),
+        (rules.sides[0].capitalize(), f"{p0.name} <{p0.address}>" if addresses else p0.name),
+        (rules.sides[1].capitalize(), f"{p1.name} <{p1.address}>" if addresses else p1.name),
         ("Result", game.result or ("void" if game.status == "cancelled" else "*")),
     ]
     if game.reason:

@@ -42,9 +42,9 @@ class Context:
     game_hint: int | None = None
     letters: list[Letter] = field(default_factory=list)
 
-    def reply(self, template: str, **data: Any) -> None:
-        """A section of the one reply to the sender."""
-        self.letters.append(Letter(self.player, template, data, reply=True))
+    def reply(self, template: str, *, attach: int | None = None, **data: Any) -> None:
+        """A section of the one reply to the sender; `attach` names a game whose record goes with it."""
+        self.letters.append(Letter(self.player, template, data, reply=True, record=attach))
 
     def send(self, template: str, player: Player, about: Game | None = None, **data: Any) -> None:
         """A mail to `player`; `about` threads it with that game's other mails."""

@@ -52,8 +52,7 @@ class RecordCommand(Command):
         args = call.args
         game = _any_game(ctx, args)
         record = records.export(ctx.session, game)
-        ctx.reply("record.txt", game=game_view(ctx.session, game, ctx.player), file=record.filename,
-                  attach_record=game.id)
+        ctx.reply("record.txt", game=game_view(ctx.session, game, ctx.player), file=record.filename, attach=game.id)
 
 
 @register

@@ -12,7 +12,7 @@ from pbem.commands import reader
 from pbem.models import Outbox
 from pbem.service import Service
 from tests.admin.conftest import fail, run, run_json
-from tests.service.mailer import compose
+from tests.service.mailer import compose, proven
 
 ALICE, BOB, CAROL = "alice@example.org", "bob@example.org", "carol@example.org"
 
@@ -100,22 +100,22 @@ def test_ban_and_email_commands(db) -> None:
     assert run_json("player", CAROL)["audit"][0]["action"] == "ban"
     run("unban", CAROL)
     assert [p["address"] for p in run_json("players", "--banned")] == []
-    assert service.handle(compose(CAROL, "watch 1")).status == "processed"
+    assert service.handle(proven(db.settings, db.engine, CAROL, "watch 1")).status == "processed"
     assert "You watch game #1" in _text(_mails(db, CAROL)[-1])
-    service.handle(compose(BOB, f"move {gid} b2"))
+    service.handle(proven(db.settings, db.engine, BOB, f"move {gid} b2"))
     watched = _mails(db, CAROL)[-1]
     assert watched["Subject"].startswith("[pbem #1] Ataxx: bob played b2") and "unwatch 1" in _text(watched)
     _safe(watched)
-    service.handle(compose(CAROL, "unwatch 1"))
-    service.handle(compose(ALICE, f"move {gid} e3"))
+    service.handle(proven(db.settings, db.engine, CAROL, "unwatch 1"))
+    service.handle(proven(db.settings, db.engine, ALICE, f"move {gid} e3"))
     assert "no longer watch" in _text(_mails(db, CAROL)[-1])
 
-    service.handle(compose(BOB, "record 1"))
+    service.handle(proven(db.settings, db.engine, BOB, "record 1"))
     record = _mails(db, BOB)[-1]
     assert [a.get_filename() for a in record.iter_attachments()] == ["pbem-1.txt"]
     run("adjudicate", "1", "--winner", ALICE, "--reason", "bob resigned by phone")
-    service.handle(compose(CAROL, "ratings ataxx"))
-    service.handle(compose(CAROL, "stats"))
+    service.handle(proven(db.settings, db.engine, CAROL, "ratings ataxx"))
+    service.handle(proven(db.settings, db.engine, CAROL, "stats"))
     ratings_mail, stats_mail = _mails(db, CAROL)[-2:]
     assert "alice" in _text(ratings_mail).splitlines()[5]  # the winner heads the list
     assert "x 1 (100.00%), o 0 (0.00%), draw 0 (0.00%)" in _text(stats_mail)

@@ -40,6 +40,8 @@ def test_undo_and_adjudication_reach_both_mailboxes(mailrig, tmp_path, monkeypat
     alice, bob = mailrig.address("alice"), mailrig.address("bob")
     try:
         _send(mailrig, "alice", compose(alice, f"challenge ataxx {bob} colour=first"))
+        held = _wait(mailrig, "alice", "Did you write to me?", daemon)  # a first mail: no proof yet
+        _send(mailrig, "alice", reply_to(alice, held, "confirm"))
         invite = _wait(mailrig, "bob", "challenges you", daemon)
         _send(mailrig, "bob", reply_to(bob, invite, "accept 1"))
         started = _wait(mailrig, "alice", "[pbem #1]", daemon)
@@ -59,7 +61,7 @@ def test_undo_and_adjudication_reach_both_mailboxes(mailrig, tmp_path, monkeypat
             assert [a.get_filename() for a in mail.iter_attachments()] == ["pbem-1.txt"]
         shown = run_json("game", "1", config=config)
         assert [a["action"] for a in shown["audit"]] == ["undo", "adjudicate"]
-        assert {m["kind"] for m in shown["mails_out"]} >= {"undone", "adjudicated"}
+        assert {m["template"] for m in shown["mails_out"]} >= {"undone", "adjudicated"}
         assert [m["from"] for m in shown["mails_in"]] == [alice]  # the move
         assert run_json("stats", "ataxx", config=config)["games"][0]["line"].startswith("x 0 (0.00%), o 1 (100.00%)")
     finally:

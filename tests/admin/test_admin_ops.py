@@ -26,7 +26,7 @@ def _status(*args: str, config: str | None = None) -> tuple[int, dict]:
 
 def _mail(n: int, status: str, created_ago: timedelta, sent_ago: timedelta | None = None, **row: object) -> dict:
     moment = now()
-    return {"message_id": f"<{n}@pbem>", "recipient": "alice@example.org", "kind": "board", "data": b"x" * 100,
+    return {"message_id": f"<{n}@pbem>", "recipient": "alice@example.org", "template": "board", "message": b"x" * 100,
             "status": status, "attempts": 1, "next_attempt_at": moment, "created_at": moment - created_ago,
             "sent_at": moment - sent_ago if sent_ago is not None else None, "game_id": None, "player_id": None, **row}
 

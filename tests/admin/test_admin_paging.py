@@ -33,7 +33,7 @@ def many(db):
                       "status": "active" if n % 3 else "finished", "created_at": at, "updated_at": at,
                       "turn": 0, "ply": 0, "version": 0, "days": 7, "weekends_off": False, "clock_credit": 0})
         mails.append({"id": n, "message_id": f"<{n}@pbem>", "recipient": f"p{n % len(ids):02d}@example.org",
-                      "kind": "board", "game_id": n, "player_id": ids[n % len(ids)], "data": b"x",
+                      "template": "board", "game_id": n, "player_id": ids[n % len(ids)], "message": b"x",
                       "status": "failed" if n % 10 == 0 else "sent", "attempts": 1, "next_attempt_at": at,
                       "created_at": at})
         audit.append({"actor": "ops", "action": "undo" if n % 2 else "resend", "game_id": n, "created_at": at,

@@ -19,6 +19,7 @@ import pytest
 from sqlmodel import Session, select
 
 from pbem import games as G
+from pbem import trust
 from pbem.models import AdminAction, Game, Move, Player
 from pbem.service import Service
 from tests.admin.conftest import Db, write_config
@@ -65,7 +66,7 @@ def _admin_undo(config: str, game_id: int) -> subprocess.Popen:
 def _move(db: Db, game_id: int, results: list) -> threading.Thread:
     with Session(db.engine) as session:
         bob = session.exec(select(Player).where(Player.address == BOB)).one()
-    to = db.settings.plus_address(f"g{game_id}-{bob.secret}")  # the reply-to of our mails: proof of receipt
+        to = trust.reply_to(db.settings, bob, None)  # the reply-to of our mails: proof of receipt
     raw = compose(BOB, "g6", to=to)
     thread = threading.Thread(target=lambda: results.append(Service(db.settings, db.engine).handle(raw).status))
     thread.start()

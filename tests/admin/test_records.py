@@ -11,9 +11,8 @@ from sqlmodel import Session
 
 import engine
 from pbem import games as G
-from pbem import outbox, records
+from pbem import notify, post, records
 from pbem.models import Game
-from pbem.present import game_view
 from pbem.templates import Templates
 from tests.admin.conftest import NOW
 
@@ -85,8 +84,8 @@ def test_the_game_over_mail_carries_the_record(db) -> None:
     with Session(db.engine) as session:
         game = session.get(Game, game_id)
         p0, _ = G.players(session, game)
-        row = outbox.queue(session, db.settings, Templates(), p0,
-                           [("game_over.txt", {"game": game_view(session, game, p0)})], game=game)
+        letters = [letter for letter in notify.tell(session, "timed_out", game) if letter.player.id == p0.id]
+        row = post.queue(session, db.settings, Templates(), p0, letters, game=game)
         mail = email.message_from_bytes(row.message, policy=email.policy.default)
     assert "is over" in mail.get_body(("plain",)).get_content()
     (attachment,) = mail.iter_attachments()

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.base import IllegalMove, InvalidMove, Outcome, Rules
+from engine import IllegalMove, InvalidMove, Outcome, Rules, Termination
 
 _LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 _COLUMNS = "abc"
@@ -55,12 +55,12 @@ class Threes(Rules[Position, int]):
     def parse(self, pos: Position, text: str) -> int:
         word = text.strip().lower()
         if len(word) != 2 or word[0] not in _COLUMNS or word[1] not in "123":
-            raise InvalidMove(f'"{text[:20]}" is not a square of this board.', "Write e.g. b2.")
+            raise InvalidMove(f'"{text[:20]}" is not a square of this board.', code="threes.not_a_square", hint="Write e.g. b2.")
         cell = _COLUMNS.index(word[0]) + 3 * (int(word[1]) - 1)
         if self.outcome(pos).over:
-            raise IllegalMove("The game is over.")
+            raise IllegalMove("The game is over.", code="move.game_over")
         if pos.cells[cell] != -1:
-            raise IllegalMove(f"{word} is taken.", f"Write e.g. {self.examples(pos)[0]}.")
+            raise IllegalMove(f"{word} is taken.", code="move.occupied", hint=f"Write e.g. {self.examples(pos)[0]}.")
         return cell
 
     def format(self, pos: Position, move: int) -> str:
@@ -85,10 +85,11 @@ class Threes(Rules[Position, int]):
         for a, b, c in _LINES:
             if pos.cells[a] != -1 and pos.cells[a] == pos.cells[b] == pos.cells[c]:
                 side = pos.cells[a]
-                return Outcome(True, side, f"{self.sides[side]} has three in a row", scores)
+                words = f"{self.sides[side]} has three in a row"  # an ending of its own: its own words
+                return Outcome(True, side, "three_in_a_row", scores, details={"side": side, "words": words})
         if -1 not in pos.cells:
-            return Outcome(True, None, "the board is full", scores)
-        return Outcome(False, None, "", scores)
+            return Outcome(True, None, Termination.BOARD_FULL, scores)
+        return Outcome(False, None, None, scores)
 
     def render(self, pos: Position, names: tuple[str, str] | None = None) -> str:
         marks = {-1: ".", 0: "x", 1: "o"}

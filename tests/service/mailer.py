@@ -40,3 +40,16 @@ def reply_to(sender: str, mail: email.message.EmailMessage, body: str) -> bytes:
 def text(mail: email.message.EmailMessage) -> str:
     """The plain-text body of a mail, also when it carries attachments."""
     return (mail.get_body(preferencelist=("plain",)) or mail).get_content()
+
+
+def proven(settings, engine, sender: str, body: str, **headers: str) -> bytes:  # noqa: ANN001
+    """A mail from `sender` to the address our next mail to them would give as Reply-To: it
+    carries their token, as any reply of theirs would (a player who already has an address)."""
+    from sqlmodel import Session, select
+
+    from pbem import trust
+    from pbem.models import Player
+
+    with Session(engine) as session:
+        player = session.exec(select(Player).where(Player.address == sender.rpartition("<")[2].strip(">"))).one()
+        return compose(sender, body, to=trust.reply_to(settings, player, None), **headers)

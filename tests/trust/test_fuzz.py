@@ -121,7 +121,7 @@ def test_every_games_move_parser_only_raises_illegal_move(name: str) -> None:
             for move_text in move_texts:
                 try:
                     move = rules.parse(pos, move_text)
-                except engine.IllegalMove as exc:
+                except engine.MoveError as exc:
                     assert str(exc)  # a message the player can act on
                 else:
                     rules.apply(pos, move)
