@@ -87,6 +87,7 @@ def queue(
         references=[*references, *thread_refs] if in_reply_to else thread_refs,
         loop_marker=settings.address,
         attachments=[*attachments, *_records(session, sections)],
+        date=now(),
     )
     row = Outbox(
         message_id=message_id,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
+from datetime import datetime
 from email import charset, encoders
 from email.header import Header
 from email.message import Message
@@ -20,8 +21,6 @@ from email.mime.multipart import MIMEMultipart
 from email.mime.text import MIMEText
 from email.policy import compat32
 from email.utils import format_datetime, formataddr
-
-from pbem.clock import now
 
 LOOP_HEADER = "X-PBEM-Loop"
 _WIRE = compat32.clone(linesep="\r\n", max_line_length=78)
@@ -44,8 +43,11 @@ def build(
     references: Sequence[str] = (),
     loop_marker: str,
     attachments: Sequence[tuple[str, str, str]] = (),
+    date: datetime,
 ) -> bytes:
-    """The exact bytes of one outgoing mail (CRLF line ends, as SMTP wants them)."""
+    """The exact bytes of one outgoing mail (CRLF line ends, as SMTP wants them).
+
+    `date` is the caller's clock: the mail layer keeps none of its own."""
     text = MIMEText(body, "plain", _body_charset(body))
     msg: Message = text
     if attachments:
@@ -62,7 +64,7 @@ def build(
     msg["To"] = formataddr(recipient)
     msg["Reply-To"] = reply_to
     msg["Subject"] = subject if subject.isascii() else Header(subject, "utf-8", header_name="Subject")
-    msg["Date"] = format_datetime(now())
+    msg["Date"] = format_datetime(date)
     msg["Message-ID"] = message_id
     if in_reply_to:
         msg["In-Reply-To"] = in_reply_to
