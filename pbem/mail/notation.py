@@ -14,6 +14,8 @@ import re
 import secrets
 from dataclasses import dataclass
 
+from pbem.mail.headers import clean_subject
+
 TOKEN_MIN = 10
 TOKEN_MAX = 32
 MAX_SUBJECT_TOKENS = 3  # a subject may carry thousands of guesses: only a few are ever tried
@@ -82,7 +84,7 @@ class SubjectTag:
     ours: bool
     game_id: int | None
     tokens: tuple[str, ...]
-    text: str  # the subject without our tag and tokens, spaces collapsed
+    text: str  # the subject without reply prefixes, our tag and tokens; spaces collapsed
 
 
 def format_subject(text: str, game_id: int | None = None, token: str | None = None) -> str:
@@ -101,7 +103,10 @@ def format_subject(text: str, game_id: int | None = None, token: str | None = No
 
 
 def parse_subject(subject: str) -> SubjectTag:
-    """Read our tag and at most `MAX_SUBJECT_TOKENS` token candidates (the last ones) from a subject."""
+    """Read our tag and at most `MAX_SUBJECT_TOKENS` token candidates (the last ones) from a subject.
+
+    Reply prefixes ("Re:", "AW:") and control characters are removed first, as inbound mail has them."""
+    subject = clean_subject(subject)
     tags = list(_SUBJECT_TAG_RE.finditer(subject))
     game_id = next((int(m.group(1)) for m in tags if m.group(1)), None)
     found = [m.group(1).lower() for m in _SUBJECT_TOKEN_RE.finditer(subject)]

@@ -10,7 +10,6 @@ known and simple, and `email.policy`'s header parsing cost a daemon an eighth of
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Sequence
 from datetime import datetime
 from email import charset, encoders
@@ -22,13 +21,15 @@ from email.mime.text import MIMEText
 from email.policy import compat32
 from email.utils import format_datetime, formataddr
 
+from pbem.mail.notation import format_message_id
+
 LOOP_HEADER = "X-PBEM-Loop"
 _WIRE = compat32.clone(linesep="\r\n", max_line_length=78)
 
 
 def new_message_id(domain: str) -> str:
-    """A globally unique Message-ID in our domain."""
-    return f"<pbem.{secrets.token_hex(12)}@{domain}>"
+    """A globally unique Message-ID in our domain (the notation's `<pbem.HEX@domain>`)."""
+    return format_message_id(domain)
 
 
 def build(
