@@ -55,7 +55,12 @@ _TRUNCATED_PREFIX = f"{TRUNCATED_HEADER}: ".encode("ascii")
 def truncated_copy(size: int, header: bytes, start: bytes) -> bytes:
     """What is handed on for a mail too big to fetch whole: its header, the first body bytes, and
     a first line that says how big it really is."""
-    separator = b"" if header.endswith((b"\r\n\r\n", b"\n\n")) else b"\r\n"
+    if header.endswith((b"\r\n\r\n", b"\n\n")):
+        separator = b""
+    elif header.endswith(b"\n"):
+        separator = b"\r\n"
+    else:  # the header itself was cut, mid-line
+        separator = b"\r\n\r\n"
     return _TRUNCATED_PREFIX + str(int(size)).encode("ascii") + b"\r\n" + header + separator + start
 
 
