@@ -120,6 +120,7 @@ _ANSI_RE = re.compile(
     r"|\x1b[ -/]*[0-~]"  # two- and three-byte escapes
     r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
 )
+_ASCII_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 _SPACE_LIKE = str.maketrans({c: " " for c in "\t\n\r\x0b\x0c\x85\u2028\u2029"})
 
 
@@ -137,6 +138,8 @@ def control_share(value: str) -> float:
     """The share of `value` that is control, format, unassigned or replacement characters."""
     if not value:
         return 0.0
+    if value.isascii():  # the usual case, and fast
+        return len(_ASCII_CONTROL_RE.findall(value)) / len(value)
     bad = sum(
         1
         for c in value

@@ -9,7 +9,6 @@ messages that other clients merely marked \\Deleted.
 
 from __future__ import annotations
 
-import contextlib
 import imaplib
 import logging
 import select
@@ -205,7 +204,8 @@ class ImapSource:
                 if mailbox is not None:
                     try:
                         mailbox.logout()
-                    except Exception:  # the connection is being discarded anyway
+                    except _CONNECTION_ERRORS as exc:  # the connection is being discarded anyway
+                        log.debug("IMAP logout failed: %s", exc)
                         _shutdown(mailbox)
         finally:
             self._closing.clear()
@@ -465,5 +465,7 @@ def _readable(client: imaplib.IMAP4, seconds: float) -> bool:
 
 
 def _shutdown(mailbox: BaseMailBox) -> None:
-    with contextlib.suppress(Exception):  # best effort: the connection is considered dead
+    try:  # best effort: the connection is considered dead
         mailbox.client.shutdown()
+    except (*_CONNECTION_ERRORS, AttributeError) as exc:  # AttributeError: never connected
+        log.debug("IMAP shutdown: %s", exc)

@@ -13,8 +13,6 @@ import re
 from collections.abc import Collection
 from email.message import Message
 
-from flufl.bounce import all_failures
-
 from pbem.mail.body import content_type, param
 from pbem.mail.headers import Header
 
@@ -146,6 +144,8 @@ def bounced_addresses(msg: object) -> tuple[str, ...]:
     detectors, which know the DSN format and dozens of classic non-standard ones)."""
     if msg is None:
         return ()
+    from flufl.bounce import all_failures  # imported on the first bounce: 30 detectors cost start-up time
+
     try:
         temporary, permanent = all_failures(msg)
     except (LookupError, UnicodeError, ValueError, TypeError, AttributeError, IndexError) as exc:

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbem.mail.headers import MAX_NAME_CHARS, display_name, printable
+from pbem.mail.headers import MAX_NAME_CHARS, control_share, display_name, printable
 from pbem.mail.inbound import parse_message
 from pbem.mail.robots import REASONS
 
@@ -151,6 +151,13 @@ def test_display_names_never_carry_control_or_format_characters(raw):
 @given(st.text())
 def test_printable_text_has_no_control_or_format_characters(raw):
     assert not any(unicodedata.category(c) in ("Cc", "Cf") for c in printable(raw))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.characters(max_codepoint=127)))
+def test_control_share_fast_path_for_ascii_agrees(text):
+    bad = sum(1 for c in text if unicodedata.category(c) == "Cc" and c not in "\t\n\r\x0c")
+    assert control_share(text) == (bad / len(text) if text else 0.0)
 
 
 # --- garbled mail (finding 10; issue 13, item 12) --------------------------------------------------
