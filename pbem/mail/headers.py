@@ -192,9 +192,11 @@ def is_address(addr: str) -> bool:
 
 
 def normalise_address(addr: str) -> str:
-    """One spelling per mailbox: lower-case, NFC, and an IDN domain in Unicode (`xn--` decoded).
+    """One spelling per mailbox: lower-case, NFC, encoded words decoded, an IDN domain in Unicode.
 
     `jörg@bücher.example` and `JÖRG@xn--bcher-kva.example` are the same player."""
+    if "=?" in addr:  # not allowed in an address, but Python's own email package writes jörg so
+        addr = decode_words(addr)
     local, at, domain = unicodedata.normalize("NFC", addr.strip()).rpartition("@")
     if not at:
         return addr.strip().lower()

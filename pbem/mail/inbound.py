@@ -157,9 +157,9 @@ def _parse(
     sender = sender_name = ""
     if len(from_addresses) == 1:
         name, addr = from_addresses[0]
+        addr = clean(normalise_address(addr))
         if is_address(addr):
-            sender = clean(normalise_address(addr))
-            sender_name = display_name(name)
+            sender, sender_name = addr, display_name(name)
 
     recipients: list[str] = []
     for field in ("to", "cc", "delivered-to", "x-original-to"):

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import email.policy
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
@@ -70,11 +72,23 @@ def reply_to(address: str, name: str = "Jörg Müller") -> bytes:
         ("alice@xn--bcher-kva.example", IDN),
         (f"Alice <{IDN}>", IDN),
         ("用户@例子.广告", "用户@例子.广告"),
+        ("=?utf-8?q?j=c3=b6rg?=@example.org", JOERG),  # what Python's email package writes
     ],
 )
 def test_international_senders_parse(header: str, sender: str) -> None:
     env = parse_message(f"From: {header}\r\nSubject: x\r\n\r\nhelp\r\n".encode())
     assert (env.sender, env.automatic, env.text) == (sender, None, "help")
+
+
+def test_a_mail_from_pythons_email_package_is_answered_at_the_real_address() -> None:
+    msg = EmailMessage()
+    msg["From"] = f"Jörg <{JOERG}>"
+    msg["Subject"] = "help"
+    msg.set_content("help\n")
+    env = parse_message(msg.as_bytes(policy=email.policy.SMTP))
+    assert (env.sender, env.sender_name) == (JOERG, "Jörg")
+    env = parse_message(msg.as_bytes(policy=email.policy.SMTPUTF8))
+    assert (env.sender, env.sender_name) == (JOERG, "Jörg")
 
 
 def test_replies_to_international_addresses_are_built_and_read_back() -> None:
