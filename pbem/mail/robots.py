@@ -60,7 +60,7 @@ _MDN_FIELDS = ("disposition", "original-recipient")  # RFC 8098 fields, if a cli
 def automatic(
     *,
     headers: list[Header],
-    msg: object,
+    msg: Message | None,
     from_addresses: list[tuple[str, str]],
     sender: str,
     subject: str,
@@ -115,7 +115,7 @@ def automatic(
     return None
 
 
-def _is_receipt(msg: object, keys: set[str]) -> bool:
+def _is_receipt(msg: Message | None, keys: set[str]) -> bool:
     """A read receipt (RFC 8098): a disposition-notification report, or its fields on top.
 
     `Disposition-Notification-To` is not one: it is a person's client *asking* for a receipt."""
@@ -128,7 +128,7 @@ def _is_receipt(msg: object, keys: set[str]) -> bool:
     return any(content_type(part) == "message/disposition-notification" for part in _report_parts(msg))
 
 
-def _report_parts(msg: object) -> list[Message]:
+def _report_parts(msg: Message | None) -> list[Message]:
     """The parts of a report, two levels deep (a report may sit in a multipart/mixed)."""
     found: list[Message] = []
     level = [msg] if isinstance(msg, Message) else []
@@ -139,7 +139,7 @@ def _report_parts(msg: object) -> list[Message]:
     return found
 
 
-def bounced_addresses(msg: object) -> tuple[str, ...]:
+def bounced_addresses(msg: Message | None) -> tuple[str, ...]:
     """The addresses a bounce says could not be reached, found by flufl.bounce (GNU Mailman's
     detectors, which know the DSN format and dozens of classic non-standard ones)."""
     if msg is None:
