@@ -79,13 +79,12 @@ def queue(
     `unproven` marks the answer to a mail that showed no proof of receipt: both ration replies."""
     rendered = [templates.render(letter.template, **letter.data) for letter in letters]
     first = next((i for i, r in enumerate(rendered) if r.subject), None)
-    subject = rendered[first].subject if first is not None else settings.name
+    text = rendered[first].subject if first is not None else settings.name
     tagged = letters[first].game_id if first is not None else None
-    # `[pbem #42]` (or `[pbem]`) marks our subjects, so a reply's "Re: ..." is never read as a command
-    subject = f"[pbem #{tagged}] {subject}" if tagged is not None else f"[pbem] {subject}"
+    shown = None
     if tagged is not None:
         shown = game if game is not None and game.id == tagged else session.get(Game, tagged)
-        subject = trust.tag_subject(subject, player, shown)
+    subject = trust.subject(text, player, shown)
     frame = templates.render(
         "_mail.txt",
         sections=[r.body for r in rendered],

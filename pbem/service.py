@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import re
 from dataclasses import dataclass
 
 from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from pbem import players, post, tokens, trust
+from pbem import players, post, trust
 from pbem.commands import reader, runner
 from pbem.commands.base import Context
 from pbem.config import Settings
 from pbem.db import transaction
+from pbem.mail import notation
 from pbem.mail.inbound import Envelope, parse_message
 from pbem.mail.outbound import LOOP_HEADER
 from pbem.models import Game, InboundMessage, Outbox
@@ -31,6 +31,7 @@ from pbem.wallclock import now
 log = logging.getLogger(__name__)
 
 _SUBJECT_GAME = re.compile(r"#(\d{1,9})\b")
+
 
 
 @dataclass(frozen=True)
@@ -116,12 +117,10 @@ class Service:
 
     def _game_hint(self, session: Session, envelope: Envelope) -> int | None:
         """The game a reply is about: our plus-address, then the thread, then `#42`."""
-        local, domain = self.settings.local_part.lower(), self.settings.domain.lower()
         for address in envelope.recipients:
-            name, _, dom = address.lower().partition("@")
-            base, _, detail = name.partition("+")
-            if base == local and dom == domain and (game_id := tokens.game_of_detail(detail)) is not None:
-                return game_id
+            plus = notation.parse_reply_to(address, self.settings.local_part, self.settings.domain)
+            if plus is not None and plus.game_id is not None:
+                return plus.game_id
         ids = [*envelope.references, *([envelope.in_reply_to] if envelope.in_reply_to else [])]
         if ids:
             found = session.exec(
@@ -132,9 +131,10 @@ class Service:
             ).first()
             if found is not None:
                 return found
-        if m := _SUBJECT_GAME.search(envelope.subject):
-            return int(m.group(1))
-        return None
+        tagged = notation.parse_subject(envelope.subject).game_id
+        if tagged is None and (m := _SUBJECT_GAME.search(envelope.subject)):
+            return int(m.group(1))  # "board #42" written by the player
+        return tagged
 
     def _send(self, ctx: Context, ignored: list[str]) -> None:
         """Queue the reply to the sender (all its sections in one mail) and the mails to others,

@@ -20,6 +20,7 @@ from sqlmodel import Session, func, select
 
 from pbem import tokens
 from pbem.config import Settings
+from pbem.mail import notation
 from pbem.mail.inbound import Envelope
 from pbem.models import Bounce, Game, InboundMessage, Outbox, Player
 
@@ -35,16 +36,19 @@ _STATUS = re.compile(r"^(?:Diagnostic-Code|Status):\s*(.+)$", re.I | re.M)
 
 def reply_to(settings: Settings, player: Player, game: Game | None) -> str:
     """Our Reply-To for a mail to `player` about `game`: the plus-address carries the token."""
-    return settings.plus_address(tokens.format_detail(player, tokens.current(player, game)))
+    token = tokens.format_token(player, tokens.current(player, game))
+    game_id = game.id if game is not None else None
+    return notation.format_reply_to(settings.local_part, settings.domain, token, game_id)
 
 
-def tag_subject(subject: str, player: Player, game: Game | None = None) -> str:
-    """A game mail's subject `[pbem #42] ...` ends with its token `[k:...]`; others stay as they are.
+def subject(text: str, player: Player, game: Game | None) -> str:
+    """Our subject: `[pbem #42] text [k:TOKEN]` for a mail that shows a game, `[pbem] text` else.
 
-    The `[pbem #42]` tag itself is left alone, so filters and bots that match it keep working."""
-    if game is None or game.id is None or f"[pbem #{game.id}]" not in subject:
-        return subject
-    return f"{subject} {tokens.format_subject_key(player, tokens.current(player, game))}"
+    The tag marks our subjects, so a reply's "Re: ..." is never read as a command; the token
+    there serves clients that drop our Reply-To."""
+    if game is None or game.id is None:
+        return notation.format_subject(text)
+    return notation.format_subject(text, game.id, tokens.format_token(player, tokens.current(player, game)))
 
 
 @dataclass
@@ -83,16 +87,17 @@ def evidence(session: Session, settings: Settings, envelope: Envelope, player: P
 
 
 def _claimed(settings: Settings, envelope: Envelope) -> list[tuple[str, tokens.Token, str]]:
-    """The tokens a mail offers: its plus-addresses to us, then its subject's keys (a few at most)."""
-    local, domain = settings.local_part.lower(), settings.domain.lower()
+    """The tokens a mail offers: its plus-addresses to us, then its subject's (a few at most)."""
     claimed = []
     for address in envelope.recipients:
-        name, _, dom = address.lower().partition("@")
-        base, _, detail = name.partition("+")
-        if base == local and dom == domain and (parsed := tokens.parse_detail(detail)) is not None:
+        plus = notation.parse_reply_to(address, settings.local_part, settings.domain)
+        if plus is not None and (parsed := tokens.parse_token(plus.token, plus.game_id)) is not None:
             claimed.append(("plus-address", *parsed))
-    claimed += [("subject", token, mac) for token, mac in tokens.parse_subject_keys(envelope.subject)]
-    return claimed[: tokens.MAX_CANDIDATES]
+    tag = notation.parse_subject(envelope.subject)
+    for text in tag.tokens:
+        if (parsed := tokens.parse_token(text, tag.game_id)) is not None:
+            claimed.append(("subject", *parsed))
+    return claimed[: notation.MAX_SUBJECT_TOKENS]
 
 
 def _wrong_proofs(session: Session, player: Player, now: datetime) -> int:

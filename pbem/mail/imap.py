@@ -9,10 +9,8 @@ messages that other clients merely marked \\Deleted.
 
 from __future__ import annotations
 
-import contextlib
 import imaplib
 import logging
-import re
 import select
 import ssl
 import threading
@@ -24,7 +22,17 @@ from imap_tools import BaseMailBox, MailBox, MailBoxStartTls, MailBoxUnencrypted
 from imap_tools.errors import ImapToolsError, MailboxLoginError
 from imap_tools.utils import encode_folder
 
-from pbem.mail.source import RawMail
+from pbem.mail.imap_answers import (
+    expunged_elsewhere,
+    parse_fetch,
+    parse_key,
+    parse_sizes,
+    reply_text,
+    uid_set,
+)
+from pbem.mail.source import RawMail, truncated_copy
+
+_parse_fetch = parse_fetch  # the name the transport tests know
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +45,9 @@ IDLE_REISSUE = 240.0
 """Seconds after which IDLE is renewed: servers and middleboxes drop connections idle for longer."""
 
 _FETCH_CHUNK = 20
-_UID_IN_FETCH = re.compile(rb"\bUID (\d+)", re.IGNORECASE)
+_BATCH_MESSAGES = 8  # one fetch holds at most this many times max_message_bytes (and one big mail)
+_HEAD_BYTES = 64 * 1024  # of a big message: this much of its header ...
+_START_BYTES = 16 * 1024  # ... and this much of its body, enough for any reply a person types
 _CONNECTION_ERRORS = (OSError, EOFError, imaplib.IMAP4.error, ImapToolsError)
 
 Security = Literal["tls", "starttls", "none"]
@@ -66,6 +76,8 @@ class ImapSettings:
     idle: bool = True
     poll_interval: float = 60.0
     timeout: float = 30.0
+    max_message_bytes: int = 4 * 256 * 1024
+    """A bigger message is fetched alone and only in part: its header and its first bytes."""
 
     def __post_init__(self) -> None:
         if self.security not in ("tls", "starttls", "none"):
@@ -76,6 +88,8 @@ class ImapSettings:
             raise ValueError("the processed folder must differ from the folder that is read")
         if self.poll_interval <= 0 or self.timeout <= 0:
             raise ValueError("poll_interval and timeout must be positive")
+        if self.max_message_bytes < 1024:
+            raise ValueError(f"max_message_bytes must be at least 1024, not {self.max_message_bytes}")
 
 
 class ImapSource:
@@ -109,12 +123,15 @@ class ImapSource:
         self._retry_at = 0.0
         self._last_error = ""
         self._last_uid = 0
-        self._issued: dict[str, int | None] = {}
 
     # -- MailSource -------------------------------------------------------------------------------
 
     def fetch(self, limit: int = 100) -> list[RawMail]:
-        """Unprocessed messages of the folder, oldest (lowest UID) first, at most `limit`."""
+        """Unprocessed messages of the folder, oldest (lowest UID) first, at most `limit`.
+
+        Sizes are asked first (RFC822.SIZE), so memory stays bounded whatever arrives: one call
+        holds at most a few times `max_message_bytes`, and a message bigger than that is fetched
+        alone and only in part (see `source.truncated_copy`). Keys are `UIDVALIDITY:UID`."""
         if limit <= 0:
             return []
         with self._lock:
@@ -122,14 +139,12 @@ class ImapSource:
             try:
                 self._ok(mailbox.client.noop(), "NOOP")
                 uids = self._search(mailbox, "ALL")[:limit]
-                mails = self._fetch_raw(mailbox, uids)
+                mails, last = self._fetch_bounded(mailbox, uids)
             except _CONNECTION_ERRORS as exc:
                 raise self._lost(exc) from exc
             self._succeeded()
-            for mail in mails:
-                self._issued[mail.key] = self._uidvalidity
-            if uids:
-                self._last_uid = max(self._last_uid, uids[-1])
+            if last is not None:
+                self._last_uid = max(self._last_uid, last)
             return mails
 
     def done(self, key: str) -> None:
@@ -137,29 +152,26 @@ class ImapSource:
         self.done_all([key])
 
     def done_all(self, keys: list[str]) -> None:
-        """Mark a batch processed with one command (`UID MOVE 4,7,9`)."""
-        for key in keys:
-            if not key.isdigit() or int(key) == 0:
-                raise ValueError(f"not an IMAP UID: {key!r}")
+        """Mark a batch processed with one command (`UID MOVE 4,7,9`).
+
+        A key from before the folder was recreated (another UIDVALIDITY) is left alone: its UID
+        may now name another message. The message is fetched again under its new key, and the
+        store recognises it by its Message-ID."""
+        parsed = [parse_key(key) for key in keys]
         with self._lock:
             mailbox = self._connected()
             current = []
-            for key in keys:
-                if self._issued.get(key, self._uidvalidity) == self._uidvalidity:
-                    current.append(key)
+            for key, (validity, uid) in zip(keys, parsed, strict=True):
+                if validity is None or validity == self._uidvalidity:
+                    current.append(str(uid))
                 else:
-                    # The folder was recreated: this UID may now name another message. Leave it; the
-                    # message is fetched again and the store recognises it by its message key.
-                    log.warning("IMAP UIDVALIDITY changed; not marking stale UID %s as done", key)
-                    del self._issued[key]
+                    log.warning("IMAP UIDVALIDITY changed; not marking stale message %s as done", key)
             if not current:
                 return
             try:
                 self._mark_done(mailbox, ",".join(current))
             except _CONNECTION_ERRORS as exc:
                 raise self._lost(exc) from exc
-            for key in current:
-                self._issued.pop(key, None)
             self._succeeded()
 
     def wait(self, timeout: float) -> None:
@@ -192,7 +204,8 @@ class ImapSource:
                 if mailbox is not None:
                     try:
                         mailbox.logout()
-                    except Exception:  # the connection is being discarded anyway
+                    except _CONNECTION_ERRORS as exc:  # the connection is being discarded anyway
+                        log.debug("IMAP logout failed: %s", exc)
                         _shutdown(mailbox)
         finally:
             self._closing.clear()
@@ -231,9 +244,9 @@ class ImapSource:
             validity = mailbox.client.untagged_responses.get("UIDVALIDITY", [b""])[-1]
         except MailboxLoginError as exc:
             _shutdown(mailbox)
-            self._schedule_retry(f"login refused: {_reply_text(exc)}")
+            self._schedule_retry(f"login refused: {reply_text(exc)}")
             raise MailboxLoginFailed(
-                f"{self._where()} refused the login of {s.username!r}: {_reply_text(exc)}; "
+                f"{self._where()} refused the login of {s.username!r}: {reply_text(exc)}; "
                 "check the IMAP username and password"
             ) from exc
         except _CONNECTION_ERRORS as exc:
@@ -286,14 +299,67 @@ class ImapSource:
         words = b" ".join(d for d in data if isinstance(d, bytes)).split()
         return sorted({int(w) for w in words if w.isdigit()})
 
-    def _fetch_raw(self, mailbox: BaseMailBox, uids: list[int]) -> list[RawMail]:
-        found: dict[int, bytes] = {}
-        for start in range(0, len(uids), _FETCH_CHUNK):
-            chunk = uids[start : start + _FETCH_CHUNK]
-            typ, data = mailbox.client.uid("FETCH", ",".join(map(str, chunk)), "(UID BODY.PEEK[])")
-            self._ok((typ, data), "UID FETCH")
-            found.update(_parse_fetch(data))
-        return [RawMail(key=str(uid), data=found[uid]) for uid in uids if uid in found]
+    def _fetch_bounded(self, mailbox: BaseMailBox, uids: list[int]) -> tuple[list[RawMail], int | None]:
+        """The messages of `uids` that fit one batch, and the last UID looked at (None: none)."""
+        if not uids:
+            return [], None
+        limit = self.settings.max_message_bytes
+        sizes = self._sizes(mailbox, uids)
+        mails: list[RawMail] = []
+        chunk: list[int] = []
+        total = 0
+        last = None
+        for uid in uids:
+            size = sizes.get(uid)
+            if size is None:  # expunged by another client since the search
+                last = uid
+                continue
+            if (mails or chunk) and total + min(size, limit) > limit * _BATCH_MESSAGES:
+                break  # the rest waits for the next call
+            if size > limit:
+                mails.extend(self._fetch_whole(mailbox, chunk))
+                chunk = []
+                mails.extend(self._fetch_part(mailbox, uid, size))
+            else:
+                chunk.append(uid)
+                if len(chunk) >= _FETCH_CHUNK:
+                    mails.extend(self._fetch_whole(mailbox, chunk))
+                    chunk = []
+            total += min(size, limit)
+            last = uid
+        mails.extend(self._fetch_whole(mailbox, chunk))
+        return mails, last
+
+    def _sizes(self, mailbox: BaseMailBox, uids: list[int]) -> dict[int, int]:
+        typ, data = mailbox.client.uid("FETCH", uid_set(uids), "(UID RFC822.SIZE)")
+        self._ok((typ, data), "UID FETCH RFC822.SIZE")
+        return parse_sizes(data)
+
+    def _fetch_whole(self, mailbox: BaseMailBox, uids: list[int]) -> list[RawMail]:
+        if not uids:
+            return []
+        typ, data = mailbox.client.uid("FETCH", uid_set(uids), "(UID BODY.PEEK[])")
+        self._ok((typ, data), "UID FETCH")
+        found = parse_fetch(data)
+        return [RawMail(key=self._key(uid), data=found[uid]) for uid in uids if uid in found]
+
+    def _fetch_part(self, mailbox: BaseMailBox, uid: int, size: int) -> list[RawMail]:
+        """A message too big to hold: its header and first bytes, marked with its real size."""
+        limit = self.settings.max_message_bytes
+        head_bytes, start_bytes = min(_HEAD_BYTES, limit // 2), min(_START_BYTES, limit // 2)
+        parts = []
+        for section in (f"HEADER]<0.{head_bytes}>", f"TEXT]<0.{start_bytes}>"):
+            typ, data = mailbox.client.uid("FETCH", str(uid), f"(UID BODY.PEEK[{section})")
+            self._ok((typ, data), "UID FETCH (part)")
+            parts.append(parse_fetch(data).get(uid))
+        header, start = parts
+        if header is None:
+            return []  # expunged meanwhile
+        log.warning("IMAP message %s has %d bytes: only its header and first bytes were read", uid, size)
+        return [RawMail(key=self._key(uid), data=truncated_copy(size, header, start or b""))]
+
+    def _key(self, uid: int) -> str:
+        return f"{self._uidvalidity}:{uid}" if self._uidvalidity is not None else str(uid)
 
     def _mark_done(self, mailbox: BaseMailBox, uids: str) -> None:
         """Move or flag `uids`, one UID or a set like `4,7,9`."""
@@ -306,7 +372,7 @@ class ImapSource:
         folder = encode_folder(target)
         if "MOVE" in self._capabilities:
             result = client.uid("MOVE", uids, folder)
-            if _expunged_elsewhere(result):
+            if expunged_elsewhere(result):
                 if "," in uids:  # another daemon took some of the batch: move the rest one by one
                     for uid in uids.split(","):
                         self._mark_done(mailbox, uid)
@@ -378,33 +444,12 @@ class ImapSource:
     def _ok(result: tuple, what: str) -> None:
         typ, data = result[0], result[1]
         if typ != "OK":
-            raise imaplib.IMAP4.error(f"{what} failed: {typ} {_reply_text(data)}")
+            raise imaplib.IMAP4.error(f"{what} failed: {typ} {reply_text(data)}")
 
 
-def _expunged_elsewhere(result: tuple) -> bool:
-    """A NO [EXPUNGEISSUED] answer: the message was removed by another session (RFC 5530)."""
-    return result[0] == "NO" and "EXPUNGEISSUED" in _reply_text(result[1]).upper()
 
 
-def _parse_fetch(data: list) -> dict[int, bytes]:
-    """UID -> message bytes from an imaplib FETCH answer (the UID may follow the literal)."""
-    found: dict[int, bytes] = {}
-    pending: bytes | None = None
-    for item in data:
-        if isinstance(item, tuple):
-            head, body = item[0], item[1]
-            match = _UID_IN_FETCH.search(head)
-            if match:
-                found[int(match.group(1))] = body
-                pending = None
-            else:
-                pending = body
-        elif isinstance(item, bytes) and pending is not None:
-            match = _UID_IN_FETCH.search(item)
-            if match:
-                found[int(match.group(1))] = pending
-            pending = None
-    return found
+
 
 
 def _new_mail_announced(client: imaplib.IMAP4) -> bool:
@@ -420,15 +465,7 @@ def _readable(client: imaplib.IMAP4, seconds: float) -> bool:
 
 
 def _shutdown(mailbox: BaseMailBox) -> None:
-    with contextlib.suppress(Exception):  # best effort: the connection is considered dead
+    try:  # best effort: the connection is considered dead
         mailbox.client.shutdown()
-
-
-def _reply_text(value: object) -> str:
-    if isinstance(value, MailboxLoginError):
-        value = value.command_result[1]
-    if isinstance(value, list | tuple):
-        return " ".join(_reply_text(v) for v in value)
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
-    return str(value)
+    except (*_CONNECTION_ERRORS, AttributeError) as exc:  # AttributeError: never connected
+        log.debug("IMAP shutdown: %s", exc)

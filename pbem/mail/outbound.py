@@ -3,6 +3,8 @@
 Every mail is plain text (fixed-width boards), threads with In-Reply-To/References,
 has a Message-ID chosen once and kept across retries, a Reply-To plus-address that
 carries the player's token back, and the RFC 3834 marks that stop auto-responders.
+Internationalised addresses are written as RFC 6532 asks: an IDN domain in ASCII, a
+non-ASCII local part in UTF-8 (such a mail needs an SMTPUTF8 server, see `smtp`).
 
 The mails are put together with the standard library's compat32 classes: our headers are
 known and simple, and `email.policy`'s header parsing cost a daemon an eighth of its CPU.
@@ -10,7 +12,8 @@ known and simple, and `email.policy`'s header parsing cost a daemon an eighth of
 
 from __future__ import annotations
 
-import secrets
+import re
+import unicodedata
 from collections.abc import Sequence
 from datetime import datetime
 from email import charset, encoders
@@ -22,15 +25,16 @@ from email.mime.text import MIMEText
 from email.policy import compat32
 from email.utils import format_datetime, formataddr
 
-from pbem.clock import now
+from pbem.mail.headers import ascii_address, printable
+from pbem.mail.notation import format_message_id
 
 LOOP_HEADER = "X-PBEM-Loop"
 _WIRE = compat32.clone(linesep="\r\n", max_line_length=78)
 
 
 def new_message_id(domain: str) -> str:
-    """A globally unique Message-ID in our domain."""
-    return f"<pbem.{secrets.token_hex(12)}@{domain}>"
+    """A globally unique Message-ID in our domain (the notation's `<pbem.HEX@domain>`)."""
+    return format_message_id(domain)
 
 
 def build(
@@ -45,9 +49,11 @@ def build(
     references: Sequence[str] = (),
     loop_marker: str,
     attachments: Sequence[tuple[str, str, str]] = (),
-    date: datetime | None = None,
+    date: datetime,
 ) -> bytes:
-    """The exact bytes of one outgoing mail (CRLF line ends, as SMTP wants them)."""
+    """The exact bytes of one outgoing mail (CRLF line ends, as SMTP wants them).
+
+    `date` is the caller's clock: the mail layer keeps none of its own."""
     text = MIMEText(body, "plain", _body_charset(body))
     msg: Message = text
     if attachments:
@@ -60,11 +66,11 @@ def build(
             encoders.encode_base64(part)
             part.add_header("Content-Disposition", "attachment", filename=filename)
             msg.attach(part)
-    msg["From"] = formataddr(sender)
-    msg["To"] = formataddr(recipient)
-    msg["Reply-To"] = reply_to
+    msg["From"] = address_header(*sender)
+    msg["To"] = address_header(*recipient)
+    msg["Reply-To"] = address_header("", reply_to)
     msg["Subject"] = subject if subject.isascii() else Header(subject, "utf-8", header_name="Subject")
-    msg["Date"] = format_datetime(date or now())
+    msg["Date"] = format_datetime(date)
     msg["Message-ID"] = message_id
     if in_reply_to:
         msg["In-Reply-To"] = in_reply_to
@@ -75,6 +81,30 @@ def build(
     msg["X-Auto-Response-Suppress"] = "All"
     msg[LOOP_HEADER] = loop_marker
     return msg.as_bytes(policy=_WIRE)
+
+
+def needs_smtputf8(address: str) -> bool:
+    """Whether mail to `address` can only travel with SMTPUTF8: a non-ASCII local part (an IDN
+    domain alone is written in ASCII, as IDNA)."""
+    return not address.strip().rpartition("@")[0].isascii()
+
+
+def address_header(name: str, address: str) -> str:
+    """`Name <address>` for a header: the name printable and RFC 2047-encoded when not ASCII, an IDN
+    domain in ASCII, and a non-ASCII local part as raw UTF-8 (RFC 6532), for SMTPUTF8 servers.
+
+    Raises ValueError for an address that cannot be written at all (an invalid IDN domain)."""
+    name = printable(name)
+    address = unicodedata.normalize("NFC", address.strip())
+    if not needs_smtputf8(address):
+        return formataddr((name, ascii_address(address)), charset="utf-8")
+    if re.search(r"[\s<>\x00-\x1f\x7f]", address):
+        raise ValueError(f"not an address: {address!r}")
+    placeholder = "x@x.invalid"
+    phrase = formataddr((name, placeholder), charset="utf-8").removesuffix(f"<{placeholder}>")
+    value = f"{phrase}<{address}>" if name else address
+    # compat32 writes a str with surrogate escapes as the bytes they stand for: raw UTF-8 on the wire
+    return value.encode("utf-8").decode("ascii", "surrogateescape")
 
 
 def _body_charset(body: str) -> charset.Charset:

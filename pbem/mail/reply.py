@@ -19,7 +19,10 @@ chose. So the rules are few, ordered and conservative:
 from __future__ import annotations
 
 import bisect
+import logging
 import re
+
+log = logging.getLogger(__name__)
 
 MARKER = "##- Please write your reply above this line -##"
 
@@ -50,9 +53,25 @@ _ATTRIBUTION_RES = [
         r"^em\s.*\bescreveu\s*:$",  # Portuguese
     )
 ]
-_SINGLE_LINE_ATTRIBUTION_RES = [
-    re.compile(r"^.*\bkirjoitti\s*:$", re.I),  # Finnish: no leading word to anchor a join on
+# Attributions that only end in a fixed word: "<date>, <name> <address> написал:". On one line, or
+# on two when the first holds a date or time (Gmail wraps long ones), so a sentence of the player's
+# own is never joined onto the attribution that follows it.
+_END_ATTRIBUTION_RES = [
+    re.compile(p, re.I)
+    for p in (
+        r"^.*\bkirjoitti\s*:$",  # Finnish
+        r"^.*(?:написал|написала|написал\(а\)|пишет)\s*:$",  # Russian
+        r"^.*(?:написав|написала|написав\(ла\)|пише)\s*:$",  # Ukrainian
+        r"^.*(?:写道|寫道|寫到|写到)\s*[:：]$",  # Chinese, simplified and traditional
+        r"^.*のメッセージ\s*[:：]$|^.*は書きました\s*[:：]$",  # Japanese
+        r"^.*님이\s*작성\s*[:：]$|^.*님이\s*씀\s*[:：]$",  # Korean
+        r"^.*\bha\s+scritto\s*:$",  # Italian, without "Il giorno" in front
+        r"^.*\bschrieb\s*:$",  # German, without "Am" in front
+        r"^(?:пн|вт|ср|чт|пт|сб|вс),\s.*<[^<>\s]+@[^<>\s]+>\s*:$",  # Gmail in Russian: no verb at all
+        r"^\*\s+.*\[[^\[\]]*\d[^\[\]]*\]\s*:$",  # mutt: "* Alice <alice@example.org> [2026-11-30 10:00]:"
+    )
 ]
+_DATE_OR_TIME_RE = re.compile(r"\d{1,2}:\d{2}|\d{4}|\d{1,2}[./-]\d{1,2}[./-]\d{2}")
 _ATTRIBUTION_MAX_CHARS = 400
 
 # Quote separators that need no following quote to be recognised.
@@ -67,11 +86,15 @@ _SEPARATOR_RE = re.compile(
 
 # Outlook's header block: a From line followed closely by a Sent/Date line, in several languages.
 _FROM_RE = re.compile(
-    r"^\s*\*?(?:from|von|de|da|från|van|fra|od|lähettäjä)\s*:\*?\s*\S", re.I
+    r"^\s*\*?(?:from|von|de|da|från|van|fra|od|lähettäjä|от|від|kimden|feladó|od\s+koho"
+    r"|发件人|寄件者|寄件人|差出人|보낸\s*사람)\s*\*?\s*[:：]\*?\s*\S",
+    re.I,
 )
 _SENT_RE = re.compile(
     r"^\s*\*?(?:sent|date|gesendet|datum|envoyé|inviato|data|skickat|enviado|fecha|enviada|"
-    r"verzonden|sendt|wysłano|lähetetty|päivämäärä)\s*:\*?", re.I
+    r"verzonden|sendt|wysłano|lähetetty|päivämäärä|отправлено|дата|надіслано|gönderildi|tarih|elküldve"
+    r"|发送时间|发送日期|日期|寄件日期|傳送時間|送信日時|日付|보낸\s*날짜|날짜)\s*\*?\s*[:：]\*?",
+    re.I,
 )
 
 _END_WORD = "end"
@@ -91,7 +114,9 @@ def reply_text(body: str) -> str:
     """Keep only what the player wrote in reply; never raises."""
     try:
         return _reply_text(body)
-    except Exception:  # a cut that fails must not lose the mail; an empty reply is answered with help
+    except (ValueError, TypeError, IndexError, RecursionError) as exc:
+        # a cut that fails must not lose the mail; an empty reply is answered with help
+        log.warning("reply text could not be cut: %s: %s", type(exc).__name__, exc)
         return ""
 
 
@@ -170,8 +195,11 @@ def _attribution_span(lines: list[str], i: int) -> int:
             continue
         if any(r.match(joined) for r in _ATTRIBUTION_RES):
             return span
-        if span == 1 and any(r.match(joined) for r in _SINGLE_LINE_ATTRIBUTION_RES):
-            return 1
+        dated = _DATE_OR_TIME_RE.search(joined) or "@" in joined
+        if dated and (span == 1 or (span == 2 and _DATE_OR_TIME_RE.search(line))) and any(
+            r.match(joined) for r in _END_ATTRIBUTION_RES
+        ):
+            return span
     return 0
 
 

@@ -12,6 +12,8 @@ from typing import Literal
 
 import aiosmtplib
 
+from pbem.mail.headers import ascii_address
+
 Security = Literal["starttls", "tls", "none"]
 
 _AUTH_CODES = frozenset({530, 534, 535})
@@ -53,6 +55,12 @@ class TemporaryFailure(DeliveryError):
 
 class PermanentFailure(DeliveryError):
     """The server rejected this message or recipient for good: give up and tell the admin."""
+
+
+class AddressNotSupported(PermanentFailure):
+    """The address has a non-ASCII local part and the server does not offer SMTPUTF8 (RFC 6531).
+
+    Retrying cannot help until the server changes: mark the mail failed and tell the admin."""
 
 
 class ConfigurationFailure(DeliveryError):
@@ -142,12 +150,28 @@ async def _open(settings: SmtpSettings, where: str) -> aiosmtplib.SMTP:
 
 
 async def _deliver(client: aiosmtplib.SMTP, where: str, sender: str, recipient: str, data: bytes) -> str:
+    try:  # an IDN domain travels as ASCII (IDNA); only a non-ASCII local part needs SMTPUTF8
+        sender, recipient = ascii_address(sender), ascii_address(recipient)
+    except ValueError as exc:
+        raise PermanentFailure(None, f"unusable address: {exc}") from exc
+    try:
+        if client.is_ehlo_or_helo_needed:  # the extensions are known only after EHLO
+            try:
+                await client.ehlo()
+            except aiosmtplib.SMTPHeloError:  # an old server: HELO, and no extensions
+                await client.helo()
+    except aiosmtplib.SMTPResponseException as exc:
+        raise classify(exc.code, exc.message) from exc
+    except (aiosmtplib.SMTPException, OSError) as exc:
+        raise TemporaryFailure(None, f"{where}: {_detail(exc)}") from exc
     options = []
     if any(b > 0x7F for b in data) and client.supports_extension("8BITMIME"):
         options.append("BODY=8BITMIME")
     if not (sender + recipient).isascii():
         if not client.supports_extension("SMTPUTF8"):
-            raise PermanentFailure(None, f"{where} does not accept non-ASCII addresses (no SMTPUTF8)")
+            raise AddressNotSupported(
+                None, f"{where} does not offer SMTPUTF8, so it cannot send to the non-ASCII address {recipient!r}"
+            )
         options.append("SMTPUTF8")
     try:
         refused, reply = await client.sendmail(sender, [recipient], data, mail_options=options)

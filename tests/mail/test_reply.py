@@ -86,6 +86,21 @@ ATTRIBUTIONS = [
     "W dniu 30.11.2026 o 10:00, pbem pisze:",
     "W dniu pon., 30.11.2026 o 10:00 pbem <game@pbem.example> napisał(a):",
     "Em seg., 30 de nov. de 2026 às 10:00, pbem <game@pbem.example> escreveu:",
+    # issue 13, item 7: these were echoed back as "not commands"
+    "30 нояб. 2026 г., в 10:00, pbem <game@pbem.example> написал:",
+    "30 нояб. 2026 г., в 10:00, pbem <game@pbem.example> написал(а):",
+    "30 нояб. 2026 г., в 10:00, pbem <\ngame@pbem.example> написал:",
+    "30.11.2026 10:00, pbem пишет:",
+    "пн, 30 нояб. 2026 г. в 10:00, pbem <game@pbem.example>:",
+    "пн, 30 лист. 2026 р. о 10:00 pbem <game@pbem.example> написав:",
+    "pbem <game@pbem.example> 于2026年11月30日周一 10:00写道：",
+    "pbem <game@pbem.example> 於 2026年11月30日 週一 上午10:00寫道：",
+    "pbem <game@pbem.example> 於 2026年11月30日 週一 上午10:00寫道:",
+    "2026년 11월 30일 (월) 오전 10:00, pbem <game@pbem.example>님이 작성:",
+    "30/11/2026 10:00, pbem <game@pbem.example> ha scritto:",
+    "* pbem <game+g1-0123456789abcdef@pbem.example> [2026-11-30 10:00]:",
+    "* Alice <alice@example.org> [2026-11-30 10:00]:",
+    "* Alice <alice@example.org> [30.11.2026 10:00 +0100]:",
 ]
 
 
@@ -120,10 +135,40 @@ def test_reply_header_without_quote_marks_cuts_everything_after(attribution):
         "-------- Original message --------\nFrom: pbem <game@pbem.example>",
         "---------- Forwarded message ---------\nFrom: pbem <game@pbem.example>",
         "Begin forwarded message:\n\nFrom: pbem <game@pbem.example>",
+        # issue 13, item 7: Outlook's header block in more languages
+        "От: pbem <game@pbem.example>\nОтправлено: 30 ноября 2026 г. 10:00\nКому: Иван\nТема: x",
+        "*От:* pbem <game@pbem.example>\n*Отправлено:* 30 ноября 2026 г. 10:00",
+        "Від: pbem <game@pbem.example>\nНадіслано: 30 листопада 2026 р. 10:00\nКому: Тарас",
+        "Von: pbem <game@pbem.example>\nDatum: Montag, 30. November 2026 10:00\nAn: Klaus",
+        "Da: pbem <game@pbem.example>\nData: lunedì 30 novembre 2026 10:00\nA: Gianni",
+        "发件人: pbem <game@pbem.example>\n发送时间: 2026年11月30日 10:00\n收件人: 王\n主题: x",
+        "发件人：pbem <game@pbem.example>\n日期：2026年11月30日 10:00",
+        "寄件者: pbem <game@pbem.example>\n寄件日期: 2026年11月30日 上午 10:00",
+        "差出人: pbem <game@pbem.example>\n送信日時: 2026年11月30日 10:00",
+        "보낸 사람: pbem <game@pbem.example>\n보낸 날짜: 2026년 11월 30일 월요일 오전 10:00",
     ],
 )
 def test_outlook_blocks_and_separators_cut_everything_after(block):
     assert reply_text(f"a1-c3\n\nAlice\n\n{block}\n\n{OUR_MAIL}") == "a1-c3\n\nAlice"
+
+
+def test_mutt_attribution_with_our_token_is_never_returned():
+    """Bottom-posted under mutt's "* name <address> [date]:" line: the token in it stays out."""
+    body = f"* pbem <game+g1-0123456789abcdef@pbem.example> [2026-11-30 10:00]:\n{quoted(OUR_MAIL)}\nc4\n"
+    assert reply_text(body) == "c4"
+    assert "0123456789abcdef" not in reply_text(f"c4\n\n{body}")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "* I think c4 [is best]:",  # a list item of the player's own, no date in the brackets
+        "Mario ha scritto: c4",  # not at the end of the line
+        "Привет! Ход c4, а что ты написал:",  # no date or address
+    ],
+)
+def test_sentences_like_the_new_attributions_are_kept(line):
+    assert reply_text(f"{line}\nc4\n") == f"{line}\nc4"
 
 
 def test_a_from_line_alone_is_not_a_quote_header():

@@ -47,6 +47,13 @@ def set_flag(rig: MailRig, user: str, uid: str, flag: str) -> None:
         imap.logout()
 
 
+def uid(key: str) -> int:
+    """The UID in a message key `UIDVALIDITY:UID` (issue 12: the key carries UIDVALIDITY)."""
+    validity, _, number = key.partition(":")
+    assert validity.isdigit() and number.isdigit(), key
+    return int(number)
+
+
 def send(settings: SmtpSettings, recipient: str, data: bytes, sender: str = "game@example.test") -> str:
     return asyncio.run(smtp.send(settings, sender, recipient, data))
 
@@ -63,7 +70,7 @@ def test_fetch_returns_exact_bytes_oldest_first_within_limit(mailrig: MailRig) -
         first_two = source.fetch(limit=2)
         everything = source.fetch()
     assert [m.data for m in everything] == [lmtp_copy(raw) for raw in raws]
-    keys = [int(m.key) for m in everything]
+    keys = [uid(m.key) for m in everything]
     assert keys == sorted(keys) and len(set(keys)) == 3
     assert first_two == everything[:2]
 
@@ -85,12 +92,12 @@ def test_done_moves_one_message_and_expunges_nothing_else(mailrig: MailRig) -> N
     with ImapSource(mailrig.imap_settings("game")) as source:
         first, second, third = source.fetch()
         # Another client marks the third message deleted without expunging: it must survive us.
-        set_flag(mailrig, "game", third.key, "\\Deleted")
+        set_flag(mailrig, "game", str(uid(third.key)), "\\Deleted")
         assert [m.key for m in source.fetch()] == [first.key, second.key]
         source.done(first.key)
         assert [m.key for m in source.fetch()] == [second.key]
     inbox = mailrig.flags("game")
-    assert [str(uid) for uid, _ in inbox] == [second.key, third.key]
+    assert [n for n, _ in inbox] == [uid(second.key), uid(third.key)]
     assert "\\Deleted" in inbox[1][1]
     assert mailrig.messages("game", "Processed") == [first.data]
 
@@ -133,8 +140,8 @@ def test_done_flags_the_message_when_there_is_no_processed_folder(mailrig: MailR
         source.done(first.key)
         assert source.fetch() == [second]
     flags = dict(mailrig.flags("game"))
-    assert "$PbemDone" in flags[int(first.key)] and "$PbemDone" not in flags[int(second.key)]
-    assert "\\Seen" not in flags[int(first.key)]
+    assert "$PbemDone" in flags[uid(first.key)] and "$PbemDone" not in flags[uid(second.key)]
+    assert "\\Seen" not in flags[uid(first.key)]
     assert mailrig.messages("game", "Processed") == []
 
 
@@ -190,7 +197,7 @@ def test_idle_ignores_notices_that_are_not_new_mail(mailrig: MailRig) -> None:
     with ImapSource(mailrig.imap_settings("game")) as source:
         [mail] = source.fetch()
         # Another client flags the message mid-IDLE: the server tells us, but it is not new mail.
-        flagger = threading.Timer(0.3, set_flag, (mailrig, "game", mail.key, "\\Flagged"))
+        flagger = threading.Timer(0.3, set_flag, (mailrig, "game", str(uid(mail.key)), "\\Flagged"))
         flagger.start()
         started = time.monotonic()
         source.wait(1.5)
