@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 from dataclasses import dataclass
 
 from sqlalchemy import Engine
@@ -36,7 +37,8 @@ _SUBJECT_GAME = re.compile(r"#(\d{1,9})\b")
 
 @dataclass(frozen=True)
 class Result:
-    """What became of one message: processed, duplicate or robot (no reply)."""
+    """What became of one message: processed, silenced (the day's replies are spent), duplicate,
+    banned or robot (no reply)."""
 
     status: str
     message_id: str
@@ -113,7 +115,7 @@ class Service:
         )
         ignored = runner.run(ctx, reader.read(envelope.subject, envelope.text))
         self._send(ctx, ignored)
-        return Result("processed", envelope.message_id)
+        return Result(record.status, envelope.message_id)  # processed, or silenced (no reply today)
 
     def _game_hint(self, session: Session, envelope: Envelope) -> int | None:
         """The game a reply is about: our plus-address, then the thread, then `#42`."""

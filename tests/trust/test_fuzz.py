@@ -151,6 +151,8 @@ def test_the_whole_service_answers_politely_and_changes_no_game() -> None:
             assert after[2:] == (inbound + 1, out)
         elif result.status == "processed":
             assert after[2:] == (inbound + 1, out + 1)  # exactly one reply, to the sender
+        elif result.status == "silenced":
+            assert after[2:] == (inbound + 1, out)  # that address had its answer today
         else:
             assert result.status == "duplicate" and after[2:] == (inbound, out)
 
