@@ -48,7 +48,7 @@ class Service:
     def __init__(self, settings: Settings, engine: Engine, templates: Templates | None = None) -> None:
         self.settings = settings
         self.engine = engine
-        self.templates = templates or Templates(guard=lambda line: reader.classify(line) is not None)
+        self.templates = templates or Templates(settings.templates_dir, guard=lambda line: reader.classify(line) is not None)
 
     def parse(self, raw: bytes) -> Envelope:
         return parse_message(raw, own_addresses=[self.settings.address], loop_header=LOOP_HEADER)
