@@ -106,17 +106,51 @@ class Stopped(BaseException):
         self.name = signal.Signals(signum).name
 
 
+def _in_asyncio(frame: Any) -> bool:
+    """Whether the interrupted code is asyncio's own (building or closing the event loop),
+    looking outwards from the innermost frame to the first of pbem's."""
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if module == "asyncio" or module.startswith("asyncio."):
+            return True
+        if module.startswith("pbem."):
+            return False
+        frame = frame.f_back
+    return False
+
+
 def _stop_signals() -> None:
     """Until the daemon's event loop takes them over, SIGTERM and SIGINT end the start-up by
-    raising `Stopped` (once: a second signal while unwinding is ignored)."""
+    raising `Stopped` (once: a second signal while unwinding is ignored).
+
+    Raised inside asyncio's own bookkeeping, the exception would leave a half-built event loop
+    that complains at exit; there the signal waits (a 10 ms timer looks again), and if the loop
+    has taken the signals over meanwhile, it is sent again for the loop to handle."""
     raised = False
+    pending: int | None = None
+    retries = 0
 
-    def handler(signum: int, _frame: Any) -> None:
-        nonlocal raised
-        if not raised:
-            raised = True
-            raise Stopped(signum)
+    def handler(signum: int, frame: Any) -> None:
+        nonlocal raised, pending, retries
+        if raised:
+            return
+        if _in_asyncio(frame) and retries < 200:  # at most ~2 s, in case it never leaves
+            pending, retries = signum, retries + 1
+            signal.setitimer(signal.ITIMER_REAL, 0.01)
+            return
+        raised, pending = True, None
+        raise Stopped(signum)
 
+    def again(_signum: int, frame: Any) -> None:
+        signum = pending
+        if signum is None or raised:
+            return
+        if signal.getsignal(signum) is not handler:  # the event loop (or the end) has it now
+            os.kill(os.getpid(), signum)
+            return
+        handler(signum, frame)
+
+    signal.signal(signal.SIGALRM, again)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, handler)
 
