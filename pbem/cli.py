@@ -165,18 +165,18 @@ def serve(ctx: click.Context) -> None:
     Stops cleanly on SIGTERM or Ctrl-C at any moment, start-up included: exit status 0
     and one log line, "pbem stopped".
     """
-    _stop_signals()  # first: the imports below take most of the start-up
-    logging.getLogger("pbem").setLevel(logging.INFO)
-    log.info("pbem starting (pid %d)", os.getpid())
     how = ""
     try:
-        settings = load_settings(ctx)
-        _serve(settings)
+        _stop_signals()  # first: the imports below take most of the start-up
+        logging.getLogger("pbem").setLevel(logging.INFO)
+        log.info("pbem starting (pid %d)", os.getpid())
+        _serve(load_settings(ctx))
     except Stopped as stop:
         how = f" by {stop.name} while starting"
     finally:  # the event loop hands the signals back to their defaults when it closes
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, signal.SIG_IGN)
+        signal.setitimer(signal.ITIMER_REAL, 0)
     log.info("pbem stopped%s", how)
 
 
