@@ -8,6 +8,7 @@ setting, the value and what is allowed, instead of failing later (or never) whil
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import tomllib
@@ -131,11 +132,12 @@ class ImapSection(_Section):
     processed_folder: str | None = _allowed("a folder name, other than folder", "Processed", min_length=1)
     idle: bool = _allowed("true or false", True)
     poll_interval: Seconds = _allowed("seconds above 0, at most 3600", 60.0, gt=0, le=3600)
+    max_message_bytes: int = _allowed("a whole number of bytes, at least 1024", 4 * 256 * 1024, ge=1024)
 
     def build(self) -> ImapSettings:
         if self.password is None:
             raise ValueError("needs password_env or password_file")
-        return ImapSettings(self.host, **self.model_dump(exclude={"host"}))
+        return ImapSettings(self.host, **_known(ImapSettings, self.model_dump(exclude={"host"})))
 
 
 class SmtpSection(_Section):
@@ -145,7 +147,13 @@ class SmtpSection(_Section):
     security: Literal["starttls", "tls", "none"] = _allowed('"starttls", "tls" or "none"', "starttls")
 
     def build(self) -> SmtpSettings:
-        return SmtpSettings(self.host, **self.model_dump(exclude={"host"}))
+        return SmtpSettings(self.host, **_known(SmtpSettings, self.model_dump(exclude={"host"})))
+
+
+def _known(cls: type, values: dict[str, Any]) -> dict[str, Any]:
+    """The values the mail layer's settings class takes (a newer key it lacks keeps its default)."""
+    names = {f.name for f in dataclasses.fields(cls)}
+    return {key: value for key, value in values.items() if key in names}
 
 
 def _toml(value: Any) -> str:
