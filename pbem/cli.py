@@ -67,9 +67,6 @@ def load_settings(ctx: click.Context, path: str | None = None) -> Settings:
         raise click.ClickException(str(exc)) from None
 
 
-_settings = load_settings
-
-
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--config",
