@@ -1,27 +1,73 @@
-"""The `pbem` command: serve, try it in the sandbox, administer."""
+"""The `pbem` command: serve, try it in the sandbox, administer.
+
+Imports are lazy: `pbem --help` and the sandbox commands must not pay for the database layer,
+and `pbem serve` must answer SIGTERM from its first line on (see `serve`).
+"""
 
 from __future__ import annotations
 
-import email
-import email.policy
-import errno
 import logging
-import smtplib
+import os
+import signal
 import sys
 import time
-from email.message import EmailMessage
-from email.utils import make_msgid
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from pbem import admin_changes, admin_games, admin_mail, admin_ops  # noqa: F401  (their commands)
-from pbem.admin import admin
-from pbem.admin import settings as _settings
-from pbem.config import Settings
-from pbem.mail.sandbox import read_mailbox
+if TYPE_CHECKING:
+    import email.message
+
+    from pbem.config import Settings
+
+log = logging.getLogger("pbem.cli")
+
+# Commands whose module is imported only when they run: name -> (module, attribute, short help).
+# The short help is repeated here so that `pbem --help` need not import them; a test checks it.
+LAZY = {"admin": ("pbem.admin_cli", "admin", "Inspect and fix the records (the daemon may keep running).")}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    """A group that lists `LAZY` commands from their short help and imports them on use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *LAZY})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in LAZY and cmd_name not in self.commands:
+            import importlib
+
+            module, attribute, _ = LAZY[cmd_name]
+            self.add_command(getattr(importlib.import_module(module), attribute), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = []
+        for name in names:
+            if name in LAZY and name not in self.commands:
+                rows.append((name, LAZY[name][2]))
+            else:
+                command = self.commands[name]
+                if not command.hidden:
+                    rows.append((name, command.get_short_help_str(limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+def load_settings(ctx: click.Context, path: str | None = None) -> Settings:
+    """The settings of `path` or of the `--config` given to `pbem`; a wrong one ends the command
+    with one message (the setting, its value, what is allowed) and exit status 1."""
+    from pbem import config
+
+    try:
+        return config.load(path if path is not None else ctx.find_root().obj["config"])
+    except config.ConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--config",
     "-c",
@@ -47,6 +93,65 @@ def main(ctx: click.Context, config: str | None, verbose: bool) -> None:
     ctx.obj = {"config": config}
 
 
+class Stopped(BaseException):
+    """Raised by SIGTERM/SIGINT while `serve` starts, so start-up unwinds and exits 0.
+
+    A BaseException: the start-up code's `except Exception` handlers must not swallow it."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.name = signal.Signals(signum).name
+
+
+def _in_asyncio(frame: Any) -> bool:
+    """Whether the interrupted code is asyncio's own (building or closing the event loop),
+    looking outwards from the innermost frame to the first of pbem's."""
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if module == "asyncio" or module.startswith("asyncio."):
+            return True
+        if module.startswith("pbem."):
+            return False
+        frame = frame.f_back
+    return False
+
+
+def _stop_signals() -> None:
+    """Until the daemon's event loop takes them over, SIGTERM and SIGINT end the start-up by
+    raising `Stopped` (once: a second signal while unwinding is ignored).
+
+    Raised inside asyncio's own bookkeeping, the exception would leave a half-built event loop
+    that complains at exit; there the signal waits (a 10 ms timer looks again), and if the loop
+    has taken the signals over meanwhile, it is sent again for the loop to handle."""
+    raised = False
+    pending: int | None = None
+    retries = 0
+
+    def handler(signum: int, frame: Any) -> None:
+        nonlocal raised, pending, retries
+        if raised:
+            return
+        if _in_asyncio(frame) and retries < 200:  # at most ~2 s, in case it never leaves
+            pending, retries = signum, retries + 1
+            signal.setitimer(signal.ITIMER_REAL, 0.01)
+            return
+        raised, pending = True, None
+        raise Stopped(signum)
+
+    def again(_signum: int, frame: Any) -> None:
+        signum = pending
+        if signum is None or raised:
+            return
+        if signal.getsignal(signum) is not handler:  # the event loop (or the end) has it now
+            os.kill(os.getpid(), signum)
+            return
+        handler(signum, frame)
+
+    signal.signal(signal.SIGALRM, again)
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, handler)
+
+
 @main.command()
 @click.pass_context
 def serve(ctx: click.Context) -> None:
@@ -54,13 +159,30 @@ def serve(ctx: click.Context) -> None:
 
     With a configuration, mail comes by IMAP (IDLE where offered) and goes by SMTP.
     Without one, pbem serves a sandbox on 127.0.0.1 (see `pbem sandbox --help`).
-    Stops cleanly on SIGTERM or Ctrl-C.
+    Stops cleanly on SIGTERM or Ctrl-C at any moment, start-up included: exit status 0
+    and one log line, "pbem stopped".
     """
+    how = ""
+    try:
+        _stop_signals()  # first: the imports below take most of the start-up
+        logging.getLogger("pbem").setLevel(logging.INFO)
+        log.info("pbem starting (pid %d)", os.getpid())
+        _serve(load_settings(ctx))
+    except Stopped as stop:
+        how = f" by {stop.name} while starting"
+    finally:  # the event loop hands the signals back to their defaults when it closes
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, signal.SIG_IGN)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    log.info("pbem stopped%s", how)
+
+
+def _serve(settings: Settings) -> None:
+    import errno
+
     from pbem.daemon import sandbox_root
     from pbem.daemon import serve as run
 
-    settings = _settings(ctx)
-    logging.getLogger("pbem").setLevel(logging.INFO)
     if settings.sandbox:
         click.echo(
             f"pbem sandbox: game address {settings.address}, SMTP on 127.0.0.1:{settings.sandbox_port}\n"
@@ -78,6 +200,27 @@ def serve(ctx: click.Context) -> None:
         raise
 
 
+@main.group("config")
+def config_group() -> None:
+    """Check a configuration file before the daemon uses it."""
+
+
+@config_group.command("check")
+@click.option(
+    "--config", "-c", "path", type=click.Path(exists=True, dir_okay=False),
+    help="The file to check (default: the one given to pbem, or $PBEM_CONFIG).",
+)
+@click.pass_context
+def config_check(ctx: click.Context, path: str | None) -> None:
+    """Print the settings in force, secrets masked; exit status 1 when the file is wrong."""
+    from pbem import config
+
+    settings = load_settings(ctx, path)
+    source = path or ctx.find_root().obj["config"] or "no file: the sandbox defaults"
+    click.echo(f"# pbem settings ({source})")
+    click.echo(config.render(config.effective(settings)), nl=False)
+
+
 @main.group()
 def sandbox() -> None:
     """Play in the sandbox: send mail to the server and read what it sent back.
@@ -87,7 +230,11 @@ def sandbox() -> None:
 
 
 def _latest(settings: Settings, address: str) -> email.message.EmailMessage | None:
+    import email
+    import email.policy
+
     from pbem.daemon import sandbox_root
+    from pbem.mail.sandbox import read_mailbox
 
     raw = read_mailbox(sandbox_root(settings), address)
     return email.message_from_bytes(raw[-1], policy=email.policy.default) if raw else None
@@ -120,7 +267,14 @@ def sandbox_send(
       pbem sandbox send --from bob@example.org "accept 1"
       pbem sandbox send --from alice@example.org --reply f2
     """
-    settings = _settings(ctx)
+    import smtplib
+    from email.message import EmailMessage
+    from email.utils import make_msgid
+
+    from pbem.daemon import sandbox_root
+    from pbem.mail.sandbox import read_mailbox
+
+    settings = load_settings(ctx)
     msg = EmailMessage()
     msg["From"] = f"{name} <{sender}>" if name else sender
     msg["Message-ID"] = make_msgid(domain=sender.rpartition("@")[2] or "sandbox.test")
@@ -139,8 +293,6 @@ def sandbox_send(
         quoted = "\n".join(f"> {line}" for line in body_part.get_content().splitlines())
         body += f"\nOn {last['Date']}, {last['From']} wrote:\n{quoted}\n"
     msg.set_content(body)
-    from pbem.daemon import sandbox_root
-
     root = sandbox_root(settings)
     before = len(read_mailbox(root, sender))
     try:
@@ -162,6 +314,9 @@ def sandbox_send(
 
 
 def _print_mail(raw: bytes) -> None:
+    import email
+    import email.policy
+
     msg = email.message_from_bytes(raw, policy=email.policy.default)
     click.echo(f"From: {msg['From']}\nDate: {msg['Date']}\nSubject: {msg['Subject']}\n")
     click.echo((msg.get_body(preferencelist=("plain",)) or msg).get_content())
@@ -178,8 +333,9 @@ def _print_mail(raw: bytes) -> None:
 def sandbox_inbox(ctx: click.Context, address: str, last: int, count: bool) -> None:
     """Show the newest mails the server sent to ADDRESS."""
     from pbem.daemon import sandbox_root
+    from pbem.mail.sandbox import read_mailbox
 
-    mails = read_mailbox(sandbox_root(_settings(ctx)), address)
+    mails = read_mailbox(sandbox_root(load_settings(ctx)), address)
     if count:
         click.echo(len(mails))
         return
@@ -187,9 +343,6 @@ def sandbox_inbox(ctx: click.Context, address: str, last: int, count: bool) -> N
         click.echo(f"No mail for {address} yet.")
     for raw in mails[-last:]:
         _print_mail(raw)
-
-
-main.add_command(admin)
 
 
 if __name__ == "__main__":

@@ -1,16 +1,22 @@
 """Settings: one TOML file, secrets from the environment or a file, never inline.
 
 With no file at all pbem runs as a sandbox (see `Settings.sandbox`), which is what the
-README's first command starts.
+README's first command starts. Every section is a pydantic model with types, ranges and no
+unknown keys, so a wrong setting stops the program at start with one message that names the
+setting, the value and what is allowed, instead of failing later (or never) while it runs.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import re
 import tomllib
-from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SkipValidation, ValidationError, field_validator
+from pydantic.dataclasses import dataclass
 
 from pbem.mail.imap import ImapSettings
 from pbem.mail.smtp import SmtpSettings
@@ -20,40 +26,71 @@ def default_home() -> Path:
     """Where the sandbox keeps its database and mailboxes: $PBEM_HOME or ~/.local/share/pbem."""
     return Path(os.environ.get("PBEM_HOME") or Path.home() / ".local" / "share" / "pbem")
 
+
 SANDBOX_ADDRESS = "pbem@sandbox.test"
+SECTIONS = ("server", "imap", "smtp")
 
 
 class ConfigError(ValueError):
-    """A configuration file that cannot be used; the message names the key."""
+    """A configuration file that cannot be used; the message names the key, the value and what is allowed."""
 
 
-@dataclass(frozen=True)
+def _allowed(text: str, default: Any = ..., **constraints: Any) -> Any:
+    """A field whose `description` says, in words, what the setting accepts (used in errors)."""
+    if "default_factory" in constraints:
+        return Field(description=text, **constraints)
+    return Field(default, description=text, **constraints)
+
+
+# Strict: "2.0" or "fast" is no number; a whole number is (TOML writes `outbox_interval = 2`).
+Seconds = Annotated[float, Field(allow_inf_nan=False)]
+Hours = Annotated[float, Field(gt=0, le=30 * 24, allow_inf_nan=False)]
+Port = Annotated[int, Field(ge=1, le=65535)]
+_STRICT = ConfigDict(extra="forbid", strict=True, arbitrary_types_allowed=True)
+
+
+@dataclass(frozen=True, config=_STRICT)
 class Settings:
-    """Everything the daemon needs; `imap`/`smtp` are None in the sandbox."""
+    """Everything the daemon needs; `imap`/`smtp` are None in the sandbox.
 
-    address: str = SANDBOX_ADDRESS
-    name: str = "pbem"
-    database_url: str = ""
-    home: Path = field(default_factory=default_home)
-    imap: ImapSettings | None = None
-    smtp: SmtpSettings | None = None
-    sandbox_port: int = 2525
-    outbox_interval: float = 2.0
-    outbox_lease: float = 120.0  # seconds a daemon holds the mails it is sending
-    smtp_connections: int = 4  # mails sent side by side, each connection reused for many
-    max_attempts: int = 12
-    retry_base: float = 30.0
-    max_error_replies_per_day: int = 10  # per address; beyond it, silence (trust.py)
-    max_replies_per_day: int = 100  # every reply to one address in a day (trust.allowance)
-    max_replies_per_thread: int = 40  # every reply in one thread in a day: a looping responder stops
-    max_message_bytes: int = 256 * 1024  # a bigger mail gets one short error
-    trusted_authserv_id: str = ""  # a receiving server whose `dmarc=pass` proves the sender
-    default_days: int = 7  # time per move when a challenge does not say days=
-    reminders: tuple[float, ...] = (48.0, 24.0)  # hours before the deadline
-    clock_interval: float = 60.0  # seconds between clock rounds (reminders, forfeits)
-    vacation_days_per_year: int = 30
-    retention_days: int = 90
-    extra: dict[str, Any] = field(default_factory=dict)
+    The fields are the [server] table of the file (`imap` and `smtp` come from their own
+    tables). Built in code (tests, benchmarks), the same checks apply."""
+
+    address: str = _allowed("an email address, local@domain", SANDBOX_ADDRESS, pattern=r"^[^@\s]+@[^@\s]+$")
+    name: str = _allowed("a display name of one line", "pbem", min_length=1, pattern=r"^[^\r\n]*$")
+    database_url: str = _allowed("a database URL (sqlite:///FILE or postgresql://...), or empty", "")
+    home: Annotated[Path, Field(strict=False)] = _allowed("a directory path", default_factory=default_home)
+    imap: SkipValidation[ImapSettings | None] = None
+    smtp: SkipValidation[SmtpSettings | None] = None
+    sandbox_port: Port = _allowed("a TCP port from 1 to 65535", 2525)
+    outbox_interval: Seconds = _allowed("seconds above 0, at most 3600", 2.0, gt=0, le=3600)
+    outbox_lease: Seconds = _allowed("seconds above 0, at most 86400", 120.0, gt=0, le=86400)
+    smtp_connections: int = _allowed("a whole number from 1 to 100", 4, ge=1, le=100)
+    max_attempts: int = _allowed("a whole number from 1 to 100", 12, ge=1, le=100)
+    retry_base: Seconds = _allowed("seconds above 0, at most 86400", 30.0, gt=0, le=86400)
+    max_error_replies_per_day: int = _allowed("a whole number, 0 or more", 10, ge=0)  # trust.py
+    max_replies_per_day: int = _allowed("a whole number, at least 1", 100, ge=1)  # every reply, per address
+    max_replies_per_thread: int = _allowed("a whole number, at least 1", 40, ge=1)  # every reply, per thread
+    max_message_bytes: int = _allowed("a whole number of bytes, at least 1024", 256 * 1024, ge=1024)
+    trusted_authserv_id: str = _allowed("the authserv-id of your receiving server, or empty", "")
+    default_days: int = _allowed("whole days from 1 to 30", 7, ge=1, le=30)
+    reminders: Annotated[tuple[Hours, ...], Field(strict=False, max_length=10)] = _allowed(
+        "a list of hours before the deadline, each above 0 and at most 720, e.g. [48, 24]", (48.0, 24.0)
+    )
+    clock_interval: Seconds = _allowed("seconds above 0, at most 86400", 60.0, gt=0, le=86400)
+    vacation_days_per_year: int = _allowed("whole days from 0 to 366", 30, ge=0, le=366)
+    retention_days: int = _allowed("whole days, 1 or more", 90, ge=1)  # sent mail and inbound records
+    metrics_port: Port | None = _allowed("a TCP port from 1 to 65535 (leave it out: no /metrics)", None)
+    templates_dir: Annotated[Path, Field(strict=False)] | None = _allowed(
+        "an existing directory of mail templates (leave it out: the packaged ones)", None
+    )
+
+    @field_validator("templates_dir")
+    @classmethod
+    def _templates_exist(cls, value: Path | None) -> Path | None:
+        if value is not None and not value.is_dir():
+            raise ValueError("not a directory")
+        return value
 
     @property
     def sandbox(self) -> bool:
@@ -76,53 +113,185 @@ class Settings:
         return f"{self.local_part}+{detail}@{self.domain}"
 
 
-def _secret(section: dict[str, Any], key: str, where: str) -> str | None:
-    """A password from `KEY_env` (an environment variable) or `KEY_file`, never `KEY` itself."""
+class _Section(BaseModel):
+    """A mail server table: checked here, then built into the mail layer's own settings."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    host: str = _allowed("a host name or address", min_length=1)
+    username: str | None = _allowed("the login name", None)
+    password: str | None = Field(None, repr=False)
+    timeout: Seconds = _allowed("seconds above 0, at most 600", 30.0, gt=0, le=600)
+
+
+class ImapSection(_Section):
+    """[imap]: where the game's mailbox lives."""
+
+    port: Port = _allowed("a TCP port from 1 to 65535", 993)
+    security: Literal["tls", "starttls", "none"] = _allowed('"tls", "starttls" or "none"', "tls")
+    username: str = _allowed("the login name", min_length=1)
+    folder: str = _allowed("a folder name", "INBOX", min_length=1)
+    processed_folder: str | None = _allowed("a folder name, other than folder", "Processed", min_length=1)
+    idle: bool = _allowed("true or false", True)
+    poll_interval: Seconds = _allowed("seconds above 0, at most 3600", 60.0, gt=0, le=3600)
+    max_message_bytes: int = _allowed("a whole number of bytes, at least 1024", 4 * 256 * 1024, ge=1024)
+
+    def build(self) -> ImapSettings:
+        if self.password is None:
+            raise ValueError("needs password_env or password_file")
+        return ImapSettings(self.host, **_known(ImapSettings, self.model_dump(exclude={"host"})))
+
+
+class SmtpSection(_Section):
+    """[smtp]: the submission server that sends the game's mail."""
+
+    port: Port = _allowed("a TCP port from 1 to 65535", 587)
+    security: Literal["starttls", "tls", "none"] = _allowed('"starttls", "tls" or "none"', "starttls")
+
+    def build(self) -> SmtpSettings:
+        return SmtpSettings(self.host, **_known(SmtpSettings, self.model_dump(exclude={"host"})))
+
+
+def _known(cls: type, values: dict[str, Any]) -> dict[str, Any]:
+    """The values the mail layer's settings class takes (a newer key it lacks keeps its default)."""
+    names = {f.name for f in dataclasses.fields(cls)}
+    return {key: value for key, value in values.items() if key in names}
+
+
+def _toml(value: Any) -> str:
+    """A value as it would be written in the file, so the message shows what was read."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    return str(value)
+
+
+def _problems(exc: ValidationError, where: str, data: dict[str, Any], fields: dict[str, Any]) -> list[str]:
+    """One line per wrong setting: `[server] default_days = 99: allowed: whole days from 1 to 30`."""
+    lines = []
+    for error in exc.errors():
+        key = str(error["loc"][0]) if error["loc"] else ""
+        if error["type"] in ("unexpected_keyword_argument", "extra_forbidden"):
+            known = ", ".join(name for name in fields if name not in ("imap", "smtp", "password"))
+            lines.append(f"[{where}] {key} is not a setting; [{where}] knows: {known}")
+            continue
+        if key in data:
+            shown = f"{key} = {_toml(data[key])}"
+        elif error["type"] == "missing":
+            shown = f"{key} is missing"
+        else:
+            shown = key
+        info = fields.get(key)
+        allowed = getattr(info, "description", None) or error["msg"]
+        lines.append(f"[{where}] {shown}: allowed: {allowed}")
+    return lines
+
+
+def _secret(section: dict[str, Any], key: str, where: str) -> dict[str, Any]:
+    """The section with `KEY` read from `KEY_env` (an environment variable) or `KEY_file`.
+
+    Writing `KEY` itself into the file is refused: files get copied, shown and committed."""
+    section = dict(section)
     if key in section:
         raise ConfigError(f"[{where}] {key} must not be written inline; use {key}_env or {key}_file.")
-    if f"{key}_env" in section:
-        name = section[f"{key}_env"]
-        if name not in os.environ:
-            raise ConfigError(f"[{where}] {key}_env names ${name}, which is not set.")
-        return os.environ[name]
-    if f"{key}_file" in section:
-        return Path(section[f"{key}_file"]).read_text(encoding="utf-8").strip()
-    return None
+    name, path = section.pop(f"{key}_env", None), section.pop(f"{key}_file", None)
+    if name is not None and path is not None:
+        raise ConfigError(f"[{where}] give {key}_env or {key}_file, not both.")
+    if name is not None:
+        if not isinstance(name, str) or name not in os.environ:
+            raise ConfigError(f"[{where}] {key}_env = {_toml(name)}: allowed: a set environment variable.")
+        section[key] = os.environ[name]
+    elif path is not None:
+        try:
+            section[key] = Path(str(path)).read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise ConfigError(f"[{where}] {key}_file = {_toml(path)}: cannot read it ({exc.strerror}).") from None
+    return section
 
 
-def _section(cls: type, data: dict[str, Any], where: str) -> Any:
-    known = {f.name for f in fields(cls)} - {"password"}
-    args = {k: v for k, v in data.items() if k in known}
-    unknown = set(data) - known - {"password_env", "password_file", "password"}
-    if unknown:
-        raise ConfigError(f"[{where}] has unknown keys: {', '.join(sorted(unknown))}.")
-    password = _secret(data, "password", where)
-    if password is not None:
-        args["password"] = password
+def _build(model: type[_Section], data: Any, where: str) -> Any:
+    if not isinstance(data, dict):
+        raise ConfigError(f"[{where}] must be a table of settings, not {_toml(data)}.")
+    data = _secret(data, "password", where)
     try:
-        return cls(**args)
-    except TypeError as exc:
-        raise ConfigError(f"[{where}] is incomplete: {exc}") from None
+        section = model(**data)
+    except ValidationError as exc:
+        raise ConfigError("\n".join(_problems(exc, where, data, model.model_fields))) from None
+    try:
+        return section.build()
+    except ValueError as exc:  # the mail layer's own cross-checks (port and security, folders...)
+        raise ConfigError(f"[{where}] {exc}.") from None
+
+
+def parse(data: dict[str, Any]) -> Settings:
+    """Settings from the tables of a TOML document (raises ConfigError)."""
+    stray = [key for key in data if key not in SECTIONS]
+    if stray:
+        tables = ", ".join(f"[{name}]" for name in SECTIONS)
+        hint = " (settings go under [server])" if any(k in Settings.__pydantic_fields__ for k in stray) else ""
+        raise ConfigError(f"unknown section or key: {', '.join(sorted(stray))}{hint}; the file has {tables}.")
+    imap = _build(ImapSection, data["imap"], "imap") if "imap" in data else None
+    smtp = _build(SmtpSection, data["smtp"], "smtp") if "smtp" in data else None
+    if (imap is None) != (smtp is None):
+        raise ConfigError("give both [imap] and [smtp], or neither (sandbox).")
+    server = data.get("server", {})
+    if not isinstance(server, dict):
+        raise ConfigError(f"[server] must be a table of settings, not {_toml(server)}.")
+    for key in ("imap", "smtp"):
+        if key in server:
+            raise ConfigError(f"[server] {key} is not a setting; write an [{key}] table.")
+    try:
+        return Settings(imap=imap, smtp=smtp, **server)
+    except ValidationError as exc:
+        raise ConfigError("\n".join(_problems(exc, "server", server, Settings.__pydantic_fields__))) from None
 
 
 def load(path: str | Path | None) -> Settings:
     """Settings from a TOML file, or the sandbox defaults when `path` is None."""
-    base = Settings()
     if path is None:
-        return base
+        return Settings()
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from None
-    server = data.pop("server", {})
-    imap = _section(ImapSettings, data.pop("imap"), "imap") if "imap" in data else None
-    smtp = _section(SmtpSettings, data.pop("smtp"), "smtp") if "smtp" in data else None
-    if (imap is None) != (smtp is None):
-        raise ConfigError("give both [imap] and [smtp], or neither (sandbox).")
-    allowed = {f.name for f in fields(Settings)} - {"imap", "smtp", "extra"}
-    unknown = set(server) - allowed
-    if unknown:
-        raise ConfigError(f"[server] has unknown keys: {', '.join(sorted(unknown))}.")
-    if "home" in server:
-        server["home"] = Path(server["home"])
-    return replace(base, imap=imap, smtp=smtp, extra=data, **server)
+    try:
+        return parse(data)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+
+
+def _mask_url(url: str) -> str:
+    """A database URL with any password in it replaced by ***."""
+    return re.sub(r"(://[^/:@]*:)[^@/]*@", r"\1***@", url)
+
+
+def effective(settings: Settings) -> dict[str, dict[str, Any]]:
+    """The settings in force, table by table, with secrets masked (for `pbem config check`)."""
+    server = {name: getattr(settings, name) for name in Settings.__pydantic_fields__ if name not in ("imap", "smtp")}
+    server["database_url"] = _mask_url(settings.db_url)
+    tables: dict[str, dict[str, Any]] = {"server": server}
+    for name in ("imap", "smtp"):
+        section = getattr(settings, name)
+        if section is not None:
+            values = {key: getattr(section, key) for key in vars(section) if not key.startswith("_")}
+            if values.get("password") is not None:
+                values["password"] = "********"
+            tables[name] = values
+    return tables
+
+
+def render(tables: dict[str, dict[str, Any]]) -> str:
+    """`effective()` as TOML-like text; settings left unset show as comments."""
+    lines: list[str] = []
+    for table, values in tables.items():
+        lines.append(f"[{table}]")
+        for key, value in values.items():
+            if value is None:
+                lines.append(f"# {key} is not set")
+            else:
+                lines.append(f"{key} = {_toml(str(value) if isinstance(value, Path) else value)}")
+        lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"

@@ -1,10 +1,16 @@
 """Rendering the mails: the code passes data, the templates in `templates/` choose the words.
 
 A template starts with `{% set subject %}...{% endset %}`; the rest is the body.
+
+`templates/` sits at the top of the source tree; the wheel carries it as the data of the
+package `pbem_templates` (see pyproject.toml), found through `importlib.resources`. Run from a
+checkout, the checkout's own folder wins, so an edited template shows at once; the
+`templates_dir` setting overrides both.
 """
 
 from __future__ import annotations
 
+import importlib.resources
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,7 +21,19 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from pbem.mail.reply import MARKER
 
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+PACKAGE = "pbem_templates"  # the installed name of `templates/`
+
+
+def packaged() -> Path:
+    """The folder of the templates that came with pbem: the checkout's, else the installed package's."""
+    checkout = Path(__file__).resolve().parent.parent
+    if (checkout / "pyproject.toml").is_file() and (checkout / "templates" / "help.txt").is_file():
+        return checkout / "templates"
+    # A namespace package (the folder has no __init__.py): its one file path names the folder.
+    return Path(str(importlib.resources.files(PACKAGE).joinpath("help.txt"))).parent
+
+
+TEMPLATES = packaged()
 WIDTH = 72  # every line of every mail fits a narrow client without reflowing
 
 
@@ -41,13 +59,15 @@ def _wrap(line: str, guard: Callable[[str], bool], width: int = WIDTH) -> list[s
 
 
 class Templates:
-    """The Jinja2 environment over `templates/`, strict about missing variables."""
+    """The Jinja2 environment over `templates/` (or `root`), strict about missing variables."""
 
-    def __init__(self, root: Path = TEMPLATES, guard: Callable[[str], bool] = lambda line: False) -> None:
-        self.root = root
+    def __init__(
+        self, root: Path | None = None, guard: Callable[[str], bool] = lambda line: False
+    ) -> None:
+        self.root = Path(root) if root is not None else TEMPLATES
         self.guard = guard
         self.env = Environment(
-            loader=FileSystemLoader(str(root)),
+            loader=FileSystemLoader(str(self.root)),
             undefined=StrictUndefined,
             keep_trailing_newline=True,
             trim_blocks=True,

@@ -93,4 +93,4 @@ def read(subject: str, body: str) -> Reading:
 
 def guarded_templates(settings: Settings | None = None) -> Templates:
     """The one way to make the mail templates: wrapped lines never start like a command."""
-    return Templates(guard=reads_as_command)
+    return Templates(settings.templates_dir if settings is not None else None, guard=reads_as_command)
