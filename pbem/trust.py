@@ -192,17 +192,19 @@ def allowance(
         answered = session.exec(select(func.count(Outbox.id)).where(*ours, Outbox.unproven.is_(True))).one()
         return "silent" if answered >= 1 else "ok"
     proven = (*ours, Outbox.unproven.is_(False))
+    last = False
     if templates and all(t.removesuffix(".txt") in ERROR_KINDS for t in templates):
         errors = session.exec(
             select(func.count(Outbox.id)).where(*proven, Outbox.template.in_(ERROR_KINDS))
         ).one()
         if errors >= settings.max_error_replies_per_day:
             return "silent"
+        last = errors + 1 >= settings.max_error_replies_per_day
     replies = session.exec(select(func.count(Outbox.id)).where(*proven)).one()
     in_thread = session.exec(select(func.count(Outbox.id)).where(*proven, Outbox.thread == thread)).one()
     if replies >= settings.max_replies_per_day or in_thread >= settings.max_replies_per_thread:
         return "silent"
-    if replies + 1 >= settings.max_replies_per_day or in_thread + 1 >= settings.max_replies_per_thread:
+    if last or replies + 1 >= settings.max_replies_per_day or in_thread + 1 >= settings.max_replies_per_thread:
         return "last"
     return "ok"
 

@@ -138,9 +138,12 @@ def _run_line(ctx: Context, line: Line, trusted: bool = False) -> None:
 
 
 def _screen(ctx: Context, reading: Reading) -> bool:
-    """Whether to run the commands at all: an oversized mail or too many command lines get
-    one short error instead."""
+    """Whether to run the commands at all: a mail that is not text, an oversized one or one
+    with too many command lines gets one short error instead, quoting nothing of it."""
     limit = ctx.settings.max_message_bytes
+    if ctx.envelope.garbled:
+        ctx.reply("refused.txt", why="garbled", limit=0)
+        return False
     if ctx.envelope.size > limit:
         ctx.reply("refused.txt", why="size", limit=limit // 1024)
         return False
