@@ -92,6 +92,7 @@ class Daemon:
                 await self._sleep(1.0)
                 continue
             handled: list[str] = []
+            troubled = False
             for mail in mails:
                 if self.stop.is_set():
                     break
@@ -100,8 +101,9 @@ class Daemon:
                         handled.append(mail.key)
                 except Exception:  # e.g. the database went away: log, and read the message again later
                     log.exception("message %s could not be handled", mail.key)
-                    await self._sleep(1.0)
-                    break
+                    troubled = True  # one message's trouble does not abandon the others of the batch
+            if troubled:
+                await self._sleep(1.0)
             if handled:  # one IMAP command for the batch, after every one of its commits
                 await asyncio.to_thread(self._done, handled)
             if not mails:

@@ -13,7 +13,7 @@ import logging
 from collections import deque
 from datetime import timedelta
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, update
 from sqlmodel import select
 
 from pbem import faults
@@ -54,8 +54,12 @@ def claim(engine: Engine, limit: int, lease: float = 120.0) -> list[tuple[int, s
 async def deliver_due(engine: Engine, settings: Settings, limit: int = 50) -> int:
     """Send every due outbox row once, over a few SMTP connections side by side (each reused
     for many mails); returns how many were sent. A temporary failure ends the round: the
-    rows not yet tried are given back at once, the failed one waits for its backoff."""
+    rows not yet tried are given back at once, the failed one waits for its backoff.
+
+    While the round is still sending, the lease on its rows is renewed, so a slow SMTP
+    server never makes a second daemon send them again while this one is alive."""
     rows = deque(claim(engine, limit, settings.outbox_lease))
+    held = {row_id for row_id, _, _ in rows}  # claimed and not yet recorded
     sent = 0
     halted = False
 
@@ -71,14 +75,35 @@ async def deliver_due(engine: Engine, settings: Settings, limit: int = 50) -> in
                 except smtp.DeliveryError as exc:
                     error = exc
                 _record(engine, settings, row_id, recipient, error)
+                held.discard(row_id)
                 if error is None:
                     sent += 1
                 elif not isinstance(error, smtp.PermanentFailure):
                     halted = True  # the server is down or refuses us: stop this round
 
-    await asyncio.gather(*(worker() for _ in range(min(settings.smtp_connections, len(rows)))))
+    async def renew() -> None:
+        while True:
+            await asyncio.sleep(settings.outbox_lease / 3)
+            if held:
+                await asyncio.to_thread(_extend, engine, sorted(held), settings.outbox_lease)
+
+    renewing = asyncio.create_task(renew())
+    try:
+        await asyncio.gather(*(worker() for _ in range(min(settings.smtp_connections, len(rows)))))
+    finally:
+        renewing.cancel()
     _release(engine, [row_id for row_id, _, _ in rows])
     return sent
+
+
+def _extend(engine: Engine, row_ids: list[int], lease: float) -> None:
+    """Keep the rows a live round still holds: their lease runs on from now."""
+    with transaction(engine) as session:
+        session.exec(
+            update(Outbox)
+            .where(Outbox.id.in_(row_ids), Outbox.status == "pending")
+            .values(next_attempt_at=now() + timedelta(seconds=lease))
+        )
 
 
 def _record(engine: Engine, settings: Settings, row_id: int, recipient: str, error: smtp.DeliveryError | None) -> None:

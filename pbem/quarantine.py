@@ -7,8 +7,8 @@ list, show, retry or drop it (`pbem admin quarantine`).
 
 from __future__ import annotations
 
-from sqlalchemy import Engine, delete
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import Engine, delete, func, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import select
 
 from pbem.db import transaction
@@ -20,38 +20,41 @@ MAX_TRIES = 5
 
 
 def admit(engine: Engine, envelope: Envelope, raw: bytes, max_tries: int = MAX_TRIES) -> bool:
-    """Count one more try of a message; False when it is (now) quarantined and must not be tried."""
-    try:
-        return _admit(engine, envelope, raw, max_tries)
-    except IntegrityError:  # another daemon counted its try of the same message at the same moment
-        return _admit(engine, envelope, raw, max_tries)
+    """Count one more try of a message; False when it is (now) quarantined and must not be tried.
 
-
-def _admit(engine: Engine, envelope: Envelope, raw: bytes, max_tries: int) -> bool:
-    message_id, sender, subject = envelope.message_id, envelope.sender[:320], envelope.subject[:400]
+    The count is one atomic upsert, so daemons trying the same message at once, or one
+    daemon's try racing another's `succeeded`, never lose a count nor trip on each other."""
+    at = now()
     with transaction(engine) as session:
-        if session.exec(select(InboundMessage.id).where(InboundMessage.message_id == message_id)).first():
+        if session.exec(select(InboundMessage.id).where(InboundMessage.message_id == envelope.message_id)).first():
             return True  # already done: the service will call it a duplicate
-        row = session.exec(select(Quarantine).where(Quarantine.message_id == message_id)).first()
-        if row is None:
-            row = Quarantine(message_id=message_id, sender=sender, subject=subject, raw=b"", created_at=now(),
-                             updated_at=now())  # the bytes are kept only if it is quarantined
-        if row.status == "quarantined":
+        insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
+        statement = (
+            insert(Quarantine)
+            .values(message_id=envelope.message_id, sender=envelope.sender[:320], subject=envelope.subject[:400],
+                    raw=b"", tries=1, status="trying", error="", created_at=at, updated_at=at)
+            .on_conflict_do_update(index_elements=["message_id"],
+                                   set_={"tries": Quarantine.tries + 1, "updated_at": at})
+            .returning(Quarantine.tries, Quarantine.status)
+        )
+        tries, status = session.execute(statement).one()
+        if status == "quarantined":
             return False
-        row.tries += 1
-        row.updated_at = now()
-        if row.tries > max_tries:
-            row.status, row.error = "quarantined", (row.error or "the process died while handling it")[:400]
-            row.raw = raw
-        session.add(row)
-        return row.status != "quarantined"
+        if tries > max_tries:  # the bytes are kept only once it is quarantined
+            session.exec(
+                update(Quarantine)
+                .where(Quarantine.message_id == envelope.message_id)
+                .values(status="quarantined", raw=raw,
+                        error=func.coalesce(func.nullif(Quarantine.error, ""), "the process died while handling it"))
+            )
+            return False
+        return True
 
 
 def failed(engine: Engine, envelope: Envelope, raw: bytes, error: str, max_tries: int = MAX_TRIES) -> bool:
     """Note a try that raised; True when the message is now quarantined (stop reading it)."""
-    message_id = envelope.message_id
     with transaction(engine) as session:
-        row = session.exec(select(Quarantine).where(Quarantine.message_id == message_id)).first()
+        row = session.exec(select(Quarantine).where(Quarantine.message_id == envelope.message_id)).first()
         if row is None:
             return False
         row.error, row.updated_at = error[:400], now()
@@ -63,9 +66,8 @@ def failed(engine: Engine, envelope: Envelope, raw: bytes, error: str, max_tries
 
 def succeeded(engine: Engine, envelope: Envelope) -> None:
     """Forget the tries of a message that went through."""
-    message_id = envelope.message_id
     with transaction(engine) as session:
-        session.exec(delete(Quarantine).where(Quarantine.message_id == message_id))
+        session.exec(delete(Quarantine).where(Quarantine.message_id == envelope.message_id))
 
 
 def quarantined(engine: Engine) -> list[Quarantine]:
