@@ -160,3 +160,48 @@ def test_the_whole_service_answers_politely_and_changes_no_game() -> None:
         handle()
     finally:
         db.dispose()
+
+
+HOSTILE = [
+    "\u202eevil\u202c", "a\u200bb", "bell\x07", "\x1b[31mred\x1b[0m", "=?utf-8?b?4oCuZXZpbA==?=", "=?x-unknown?q?zz?=",
+    '"quoted \\" name"', "Jörg Ünïcødé", "名前", "a" * 500, "<>", "", "=?utf-8?q?=0D=0AX-Evil:_1?=",
+]
+ADDRESSES = [
+    "alice@example.org", "jörg@example.org", "user@xn--bcher-kva.example", "a@b@c", "<>", "noreply@example.org",
+    "x" * 300 + "@example.org", "alice@example.org\r\nBcc: eve@example.org", "\u202ealice@example.org",
+]
+
+
+def test_hostile_headers_never_stop_the_service_answering_the_next_genuine_mail(tmp_path) -> None:
+    service_settings = replace(Settings(), address=GAME, home=tmp_path)
+    db = make_engine(service_settings.db_url)
+    migrate(db)
+    service = Service(service_settings, db)
+    count = [0]
+
+    @settings(max_examples=SERVICE_EXAMPLES // 4, deadline=None, suppress_health_check=list(HealthCheck),
+              database=None)
+    @given(st.sampled_from(HOSTILE), st.sampled_from(ADDRESSES), st.sampled_from(HOSTILE),
+           st.sampled_from(CHARSETS), text)
+    def hostile(name: str, address: str, subject: str, charset: str, body: str) -> None:
+        count[0] += 1
+        raw = (f"From: {name} <{address}>\r\nTo: {GAME}\r\nSubject: {subject}\r\n"
+               f"Message-ID: <hostile{count[0]}@fuzz.test>\r\n"
+               f"Content-Type: text/plain; charset={charset}\r\n\r\n").encode("utf-8", "surrogatepass")
+        raw += body.encode("utf-8", "surrogatepass")
+        result = service.handle(raw)
+        assert result.status in ("processed", "silenced", "robot", "banned", "duplicate")
+        genuine = f"From: carol{count[0]}@example.org\r\nTo: {GAME}\r\nSubject: help\r\n" \
+                  f"Message-ID: <genuine{count[0]}@fuzz.test>\r\n\r\nhelp\r\n"
+        assert service.handle(genuine.encode()).status == "processed"
+        with Session(db) as session:
+            (last,) = session.exec(select(Outbox).order_by(Outbox.id.desc()).limit(1)).all()
+            assert last.recipient == f"carol{count[0]}@example.org" and last.template == "help"
+            for row in session.exec(select(Outbox).where(Outbox.id > last.id - 3)):
+                head = row.message.split(b"\r\n\r\n", 1)[0]
+                assert b"X-Evil" not in head and b"Bcc" not in head and b"\x1b" not in head
+
+    try:
+        hostile()
+    finally:
+        db.dispose()
