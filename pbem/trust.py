@@ -73,12 +73,10 @@ def evidence(session: Session, settings: Settings, envelope: Envelope, player: P
     """Read the proof of receipt and the boards a mail answers, before any command runs."""
     claimed = _claimed(settings, envelope)
     found = Evidence(proof=None, player_version=player.version)
-    if claimed and _wrong_proofs(session, player, now) < MAX_WRONG_PROOFS:
-        for how, token, mac in claimed:
-            if tokens.verify(player, token, mac):
-                found.proof, found.token = how, token
-                break
-        found.wrong = found.proof is None
+    proving = next(((how, token) for how, token, mac in claimed if tokens.verify(player, token, mac)), None)
+    if proving is not None and _wrong_proofs(session, player, now) < MAX_WRONG_PROOFS:
+        found.proof, found.token = proving
+    found.wrong = bool(claimed) and proving is None
     if found.proof is None and settings.trusted_authserv_id and dmarc_pass(envelope, settings.trusted_authserv_id):
         found.proof = "dmarc"
     seen, versions = _boards(session, envelope, found.token)
