@@ -22,6 +22,16 @@ from tests.mailrig import MailRig
 
 READY = ("pbem serving", "mailbox reached")  # in this order, once per start
 TRACEBACK = "Traceback (most recent call last):"
+# IMAP without IDLE, polled often. Dovecot tells an IDLE client of new mail only 500 ms after it
+# arrived (a delay compiled into it), which bounds a game to two moves a second; tests that play
+# hundreds of moves in a row poll instead, and so play the daemon's polling mode end to end too.
+POLLING = {"idle": False, "poll_interval": 0.1}
+
+
+def _toml(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value)
 
 
 class DaemonProcess:
@@ -30,7 +40,12 @@ class DaemonProcess:
     created: ClassVar[list[DaemonProcess]] = []  # this test's daemons, checked at its teardown
 
     def __init__(
-        self, rig: MailRig, home: Path, database_url: str | None = None, extra_server: dict | None = None
+        self,
+        rig: MailRig,
+        home: Path,
+        database_url: str | None = None,
+        extra_server: dict | None = None,
+        extra_imap: dict | None = None,
     ) -> None:
         DaemonProcess.created.append(self)
         self.rig = rig
@@ -49,7 +64,7 @@ address = "game@{rig.domain}"
 home = "{home}"
 outbox_interval = 0.5
 {f'database_url = "{database_url}"' if database_url else ""}
-{"".join(f"{key} = {value!r}{chr(10)}" for key, value in (extra_server or {}).items())}
+{"".join(f"{key} = {_toml(value)}{chr(10)}" for key, value in (extra_server or {}).items())}
 
 [imap]
 host = "127.0.0.1"
@@ -57,8 +72,7 @@ port = {rig.imap_port}
 username = "game"
 password_env = "PBEM_TEST_IMAP_PASSWORD"
 security = "none"
-poll_interval = 1.0
-
+{"".join(f"{key} = {_toml(value)}{chr(10)}" for key, value in {"poll_interval": 1.0, **(extra_imap or {})}.items())}
 [smtp]
 host = "127.0.0.1"
 port = {rig.smtp_port}

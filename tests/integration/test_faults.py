@@ -27,7 +27,7 @@ from pbem.cli import main
 from pbem.clock import now
 from pbem.db import make_engine, migrate, transaction
 from pbem.models import Challenge, Game, InboundMessage, Move, Outbox, Quarantine
-from tests.integration.daemon import DaemonProcess
+from tests.integration.daemon import POLLING, DaemonProcess
 from tests.integration.lines import script
 from tests.integration.waits import Deadline, scaled, wait_until
 from tests.service.mailer import compose, parse
@@ -249,7 +249,8 @@ class Killer:
 
 
 def test_sigkill_at_any_point_applies_every_move_once_and_delivers_every_mail(mailrig, tmp_path) -> None:
-    daemon = DaemonProcess(mailrig, tmp_path / "pbem", extra_server=FAST)
+    # Polling (see POLLING): between the kills, the moves follow one another without IDLE's delay.
+    daemon = DaemonProcess(mailrig, tmp_path / "pbem", extra_server=FAST, extra_imap=POLLING)
     db = make_engine(daemon.database)
     migrate(db)
     table = Table(db, mailrig, count=5, plies=30, seed=11)  # 150 moves
