@@ -16,7 +16,7 @@ from sqlmodel import Session, select
 from pbem.clock import now
 from pbem.db import make_engine, transaction
 from pbem.models import Game, Outbox, Reminder
-from tests.integration.daemon import DaemonProcess
+from tests.integration.daemon import POLLING, DaemonProcess
 from tests.integration.waits import wait_until
 from tests.service.mailer import compose, parse, reply_to
 
@@ -63,7 +63,7 @@ def _turn_started(db, ago: timedelta) -> None:
 
 def test_reminder_and_forfeit_happen_once_across_restarts(mailrig, tmp_path) -> None:
     home = tmp_path / "pbem"
-    daemon = DaemonProcess(mailrig, home)
+    daemon = DaemonProcess(mailrig, home, extra_imap=POLLING)  # five restarts: polling stops at once
     daemon.config.write_text(
         daemon.config.read_text().replace("outbox_interval = 0.5", "outbox_interval = 0.5\nclock_interval = 0.5")
     )
