@@ -84,6 +84,7 @@ class Daemon:
             self.sandbox = None
 
     async def _inbound(self) -> None:
+        reached = False
         while not self.stop.is_set():
             try:
                 mails = await asyncio.to_thread(self.source.fetch, 50)
@@ -91,6 +92,9 @@ class Daemon:
                 log.warning("mailbox unavailable: %s", exc)
                 await self._sleep(1.0)
                 continue
+            if not reached:  # the readiness line: migrated, serving, and the mailbox answers
+                reached = True
+                log.info("mailbox reached: %d messages waiting", len(mails))
             handled: list[str] = []
             troubled = False
             for mail in mails:
@@ -142,11 +146,16 @@ class Daemon:
 
     async def _clock(self) -> None:
         """Reminders and forfeits: one round at start (catching up after downtime), then periodically."""
+        first = True
         while not self.stop.is_set():
             try:
                 done = await asyncio.to_thread(timekeeper.tick, self.engine, self.settings, self.service.templates)
                 if done.reminders or done.forfeits:
                     self.outbox_wake.set()
+                if first or done.reminders or done.forfeits:  # progress the operator (and tests) can see
+                    log.info("clock round%s: %d reminders, %d forfeits", " (start)" * first,
+                             done.reminders, done.forfeits)
+                first = False
             except Exception:
                 log.exception("clock round failed")
             await self._sleep(self.settings.clock_interval)

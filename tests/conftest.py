@@ -1,4 +1,5 @@
-"""Shared fixtures: the real mail servers (see tests/mailrig.py), started once per session."""
+"""Shared fixtures: the real mail servers (see tests/mailrig.py), started once per session,
+and the check that every daemon a test started is stopped and logged no traceback."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.integration.daemon import DaemonProcess
 from tests.mailrig import MailRig, missing_requirements
 
 
@@ -30,3 +32,17 @@ def mailrig(mailrig_session: MailRig) -> MailRig:
     """The session's rig with every mailbox and fault queue emptied and both servers running."""
     mailrig_session.purge()
     return mailrig_session
+
+
+@pytest.fixture(autouse=True)
+def daemon_logs_hold_no_traceback() -> Iterator[None]:
+    """At the end of every test: each DaemonProcess it created is stopped, and none logged a
+    traceback (an exception the daemon only logged is still a bug, even if the test passed)."""
+    DaemonProcess.created.clear()
+    yield
+    daemons, DaemonProcess.created[:] = list(DaemonProcess.created), []
+    for daemon in daemons:
+        daemon.stop()
+    found = [f"{daemon.log}:\n" + "\n".join(tracebacks) for daemon in daemons if (tracebacks := daemon.tracebacks())]
+    if found:
+        pytest.fail("a daemon logged a traceback:\n" + "\n\n".join(found), pytrace=False)

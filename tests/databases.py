@@ -2,11 +2,13 @@
 
 PostgreSQL is the one the machine provides on 127.0.0.1:5432 (trust auth, database
 `test`), or wherever PBEM_TEST_POSTGRES points; each test gets a database of its own,
-dropped afterwards.
+dropped afterwards. When no server answers, the PostgreSQL tests are skipped on a
+developer's machine and fail, saying why, in CI (the CI variable set).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import secrets
 from collections.abc import Iterator
@@ -18,7 +20,9 @@ import pytest
 ADMIN_URL = os.environ.get("PBEM_TEST_POSTGRES", "postgresql://127.0.0.1:5432/test")
 
 
+@functools.cache  # asked once per run: a missing server costs one connection attempt, not one per test
 def postgres_problem() -> str | None:
+    """Why the PostgreSQL tests cannot run here, or None when the server answers."""
     try:
         import psycopg
 
@@ -37,7 +41,11 @@ def throwaway(kind: str, tmp_path: Path) -> Iterator[str]:
     problem = postgres_problem()
     if problem:
         if os.environ.get("CI"):
-            pytest.fail(problem)
+            pytest.fail(
+                f"the PostgreSQL tests need a server in CI: {problem}; start one on 127.0.0.1:5432 with a "
+                "database `test` that trusts local connections, or point PBEM_TEST_POSTGRES at one",
+                pytrace=False,
+            )
         pytest.skip(problem)
     import psycopg
 

@@ -19,6 +19,7 @@ import grp
 import imaplib
 import os
 import pwd
+import re
 import shutil
 import signal
 import smtplib
@@ -35,11 +36,13 @@ from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
 
 from pbem.mail.imap import ImapSettings
 from pbem.mail.smtp import SmtpSettings
+from tests.integration.waits import scaled
 
 HOST = "127.0.0.1"
 DOMAIN = "example.test"
 USERS = {name: f"{name}-secret" for name in ("game", "alice", "bob", "carol", "dave")}
-START_TIMEOUT = 15.0
+START_TIMEOUT = scaled(15.0)
+_UID = re.compile(rb"UID (\d+)")
 _SOCKET_DIR_LIMIT = 70  # UNIX socket paths must stay under ~107 bytes; Dovecot appends names
 
 
@@ -195,12 +198,24 @@ class MailRig:
         """Every message in one folder of a mailbox, by UID, without touching its flags."""
         return [data for _, _, data in self._read(user, folder, with_flags=False)]
 
+    def messages_after(self, user: str, uid: int, folder: str = "INBOX") -> list[tuple[int, bytes]]:
+        """(UID, bytes) of the messages that arrived after the one with `uid`: a reader that keeps
+        its place reads each mail once instead of the whole mailbox every time."""
+        return [(found, data) for found, _, data in self._read(user, folder, with_flags=False, after=uid)]
+
+    def reader(self, user: str, folder: str = "INBOX") -> MailboxReader:
+        """A reader that stays logged in to one folder and returns only the mails that are new
+        to it: a test that polls a mailbox many times a second costs Dovecot one login."""
+        return MailboxReader(self, user, folder)
+
     def flags(self, user: str, folder: str = "INBOX") -> list[tuple[int, frozenset[str]]]:
         """(UID, flags) of every message in one folder."""
         return [(uid, flags) for uid, flags, _ in self._read(user, folder, with_flags=True)]
 
     def wait_for(self, user: str, count: int, timeout: float = 10.0, folder: str = "INBOX") -> list[bytes]:
-        """The folder's messages once there are at least `count`; AssertionError after `timeout`."""
+        """The folder's messages once there are at least `count`; AssertionError after `timeout`
+        (scaled by PBEM_TEST_TIME_SCALE)."""
+        timeout = scaled(timeout)
         deadline = time.monotonic() + timeout
         while True:
             found = self.messages(user, folder)
@@ -320,22 +335,71 @@ class MailRig:
             with contextlib.suppress(Exception):
                 imap.logout()
 
-    def _read(self, user: str, folder: str, with_flags: bool) -> list[tuple[int, frozenset[str], bytes]]:
+    def _read(
+        self, user: str, folder: str, with_flags: bool, after: int = 0
+    ) -> list[tuple[int, frozenset[str], bytes]]:
+        """(UID, flags, bytes) of the folder's messages with a UID above `after`: one FETCH for all."""
         with self._imap(user) as imap:
             typ, _ = imap.select(_quote(folder), readonly=True)
             if typ != "OK":
                 return []
-            typ, data = imap.uid("SEARCH", "ALL")
+            what = "(UID FLAGS)" if with_flags else "(UID BODY.PEEK[])"
+            typ, parts = imap.uid("FETCH", f"{after + 1}:*", what)
             found = []
-            for uid in sorted(int(u) for u in data[0].split()):
-                what = "(FLAGS)" if with_flags else "(BODY.PEEK[])"
-                typ, parts = imap.uid("FETCH", str(uid), what)
+            for part in parts if typ == "OK" else []:
+                head = part[0] if isinstance(part, tuple) else part
+                match = _UID.search(head or b"")
+                if not match or int(match.group(1)) <= after:  # "n:*" names the last message even below n
+                    continue
+                uid = int(match.group(1))
                 if with_flags:
-                    flags = imaplib.ParseFlags(parts[0]) if parts and parts[0] else ()
-                    found.append((uid, frozenset(f.decode() for f in flags), b""))
-                else:
-                    found.append((uid, frozenset(), parts[0][1]))
-            return found
+                    found.append((uid, frozenset(f.decode() for f in imaplib.ParseFlags(head)), b""))
+                elif isinstance(part, tuple):
+                    found.append((uid, frozenset(), part[1]))
+            return sorted(found, key=lambda item: item[0])
+
+
+class MailboxReader:
+    """One IMAP connection to one folder; `new()` gives (UID, bytes) of the mails since the last call."""
+
+    def __init__(self, rig: MailRig, user: str, folder: str) -> None:
+        self.rig, self.user, self.folder = rig, user, folder
+        self.last_uid = 0
+        self._imap: imaplib.IMAP4 | None = None
+
+    def skip_to(self, uid: int) -> None:
+        """Treat every mail up to `uid` as read."""
+        self.last_uid = max(self.last_uid, uid)
+
+    def new(self) -> list[tuple[int, bytes]]:
+        if self._imap is None:
+            self._imap = imaplib.IMAP4(self.rig.host, self.rig.imap_port, timeout=30)
+            self._imap.login(self.user, self.rig.users[self.user])
+            self._imap.select(_quote(self.folder), readonly=True)
+        else:
+            self._imap.noop()  # lets the server report what arrived since the last look
+        typ, parts = self._imap.uid("FETCH", f"{self.last_uid + 1}:*", "(UID BODY.PEEK[])")
+        found = []
+        for part in parts if typ == "OK" else []:
+            match = _UID.search(part[0]) if isinstance(part, tuple) else None
+            if match and int(match.group(1)) > self.last_uid:
+                found.append((int(match.group(1)), part[1]))
+        found.sort(key=lambda item: item[0])
+        if found:
+            self.last_uid = found[-1][0]
+        return found
+
+    def close(self) -> None:
+        imap, self._imap = self._imap, None
+        if imap is not None:
+            with contextlib.suppress(Exception):
+                imap.logout()
+
+    def __enter__(self) -> MailboxReader:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
 
 class _FrontEnd:
