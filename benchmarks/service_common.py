@@ -25,7 +25,7 @@ from pbem import players
 from pbem.clock import now
 from pbem.db import transaction
 from pbem.models import Challenge, Outbox
-from tests.integration.lines import script
+from tests.integration.lines import move_address, script
 from tests.mailrig import MailRig
 from tests.service.mailer import compose
 
@@ -81,7 +81,7 @@ def prepare_games(db: Engine, rig: MailRig, games: int, plies: int, people: int 
 def move_mail(rig: MailRig, game: PreparedGame, ply: int) -> tuple[str, bytes]:
     """(recipient, raw) of the mail that plays move `ply` (0-based) of `game`."""
     address, secret = game.sides[ply % 2]
-    recipient = rig.address("game", f"g{game.id}-{secret}")
+    recipient = move_address("game", rig.domain, secret, game.id, ply)
     raw = compose(address, game.script[ply], subject=f"Re: [pbem #{game.id}] ataxx", to=recipient)
     return recipient, raw
 

@@ -50,10 +50,11 @@ def post(
                 thread=thread, unproven=unproven,
             )
         )
-    groups: dict[tuple[int, int | None], list[Letter]] = {}
-    for letter in letters:
-        if not letter.reply:
-            groups.setdefault((letter.player.id, letter.game.id if letter.game else None), []).append(letter)
+    groups: dict[tuple[int, int] | int, list[Letter]] = {}
+    for n, letter in enumerate(letters):
+        if not letter.reply:  # one mail per player and game; a mail about no game stands alone
+            key = (letter.player.id, letter.game.id) if letter.game is not None else -n
+            groups.setdefault(key, []).append(letter)
     for group in groups.values():
         rows.append(queue(session, settings, templates, group[0].player, group, game=group[0].game))
     return rows

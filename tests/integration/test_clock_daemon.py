@@ -73,9 +73,11 @@ def test_reminder_and_forfeit_happen_once_across_restarts(mailrig, tmp_path) -> 
     try:
         body = f"challenge capturego {bob} size=9 colour=first"
         _send(mailrig, "alice", compose(alice, body, subject="a game", to=mailrig.address("game")))
+        held = parse(mailrig.wait_for("alice", 1, timeout=30)[-1])  # a first mail: held until she confirms
+        _send(mailrig, "alice", reply_to(alice, held, "confirm"))
         invite = parse(mailrig.wait_for("bob", 1, timeout=30)[-1])
         _send(mailrig, "bob", reply_to(bob, invite, "accept 1"))
-        started = parse(mailrig.wait_for("alice", 2, timeout=30)[-1])
+        started = parse(mailrig.wait_for("alice", 3, timeout=30)[-1])
         assert "Your deadline:" in started.get_body(("plain",)).get_content()
         _send(mailrig, "alice", reply_to(alice, started, "e5"))
         _wait_subject(mailrig, "bob", "your move")

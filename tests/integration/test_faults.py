@@ -28,7 +28,7 @@ from pbem.clock import now
 from pbem.db import make_engine, migrate, transaction
 from pbem.models import Challenge, Game, InboundMessage, Move, Outbox, Quarantine
 from tests.integration.daemon import POLLING, DaemonProcess
-from tests.integration.lines import script
+from tests.integration.lines import move_address, script
 from tests.integration.waits import Deadline, scaled, wait_until
 from tests.service.mailer import compose, parse
 
@@ -81,7 +81,7 @@ class Table:
             if ply < min(len(line), limit or len(line)) and len(self.sent[gid]) == ply:
                 address, secret = self.sides[gid][ply % 2]
                 raw = compose(address, line[ply], subject=f"Re: [pbem #{gid}] ataxx")
-                target = f"game+g{gid}-{secret}@{self.rig.domain}"
+                target = move_address("game", self.rig.domain, secret, gid, ply)
                 if via_smtp:
                     with smtplib.SMTP(self.rig.host, self.rig.smtp_port, timeout=10) as smtp:
                         smtp.sendmail(address, [target], raw)
@@ -146,7 +146,7 @@ def _check_delivered(rows: list[Outbox], rig) -> int:
     """Every sent row is in its recipient's mailbox; a mail there twice was the same row. Returns repeats."""
     wanted: dict[str, set[str]] = {}
     for row in rows:
-        assert row.status == "sent", (row.id, row.kind, row.last_error)
+        assert row.status == "sent", (row.id, row.template, row.last_error)
         wanted.setdefault(row.recipient.split("@")[0], set()).add(row.message_id)
     repeats = 0
     for user, ids in wanted.items():

@@ -18,6 +18,7 @@ from sqlmodel import Session, select
 
 import engine
 from pbem import games as G
+from pbem import words
 from pbem.db import make_engine
 from pbem.models import Game, Move
 from tests.databases import throwaway
@@ -115,6 +116,11 @@ def test_two_players_finish_every_game_by_email(mailrig, tmp_path, database_url)
         body = "\n".join(f"challenge {kind} {bob_addr} colour=first {opts}" for kind, opts in GAMES)
         with smtplib.SMTP("127.0.0.1", mailrig.smtp_port, timeout=10) as smtp:
             smtp.sendmail(alice_addr, [mailrig.address("game")], compose(alice_addr, body, subject="new games"))
+        held = parse(mailrig.wait_for("alice", 1, timeout=30)[-1])  # a first mail: held until she confirms
+        assert "Did you write to me?" in held["Subject"]
+        confirmation = reply_to(alice_addr, held, "confirm")
+        with smtplib.SMTP("127.0.0.1", mailrig.smtp_port, timeout=10) as smtp:
+            smtp.sendmail(alice_addr, [parse(confirmation)["To"]], confirmation)
         invites = mailrig.wait_for("bob", len(GAMES), timeout=30)
         read_by_bob = mailrig.flags("bob")[-1][0]
         assert all("challenges you" in parse(m)["Subject"] for m in invites)
@@ -152,5 +158,6 @@ def test_two_players_finish_every_game_by_email(mailrig, tmp_path, database_url)
                 assert board in final_mail, f"game {gid}: the final board in {who.user}'s mail is not the engine's"
                 flat = " ".join(final_mail.split())
                 expected = f"{names[outcome.winner]} wins" if outcome.winner is not None else "a draw"
-                assert expected in flat and " ".join(outcome.reason.split()) in flat
+                why = words.termination(outcome.termination, outcome.details, r.sides)
+                assert expected in flat and " ".join(why.split()) in flat
     db.dispose()

@@ -24,7 +24,7 @@ from pbem.db import make_engine, migrate, transaction
 from pbem.models import Challenge, Game, InboundMessage, Move, Outbox
 from tests.databases import throwaway
 from tests.integration.daemon import POLLING, DaemonProcess
-from tests.integration.lines import script
+from tests.integration.lines import move_address, script
 from tests.integration.waits import Deadline
 from tests.service.mailer import compose, parse
 
@@ -86,7 +86,7 @@ def test_three_daemons_apply_each_move_once_and_deliver_every_mail(mailrig, tmp_
                     if ply < PLIES and len(sent[gid]) == ply:  # the last move is in: send the next one
                         address, secret = sides[gid][ply % 2]
                         raw = compose(address, line[ply], subject=f"Re: [pbem #{gid}] ataxx")
-                        target = f"game+g{gid}-{secret}"
+                        target = move_address("game", mailrig.domain, secret, gid, ply)
                         mailrig.deliver(target, raw, sender=address)
                         if rng.random() < 0.2:  # the same mail twice, as a retrying MTA may
                             mailrig.deliver(target, raw, sender=address)

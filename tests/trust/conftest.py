@@ -1,2 +1,4 @@
-from tests.service.conftest import server  # noqa: F401  (the same Service over a SQLite file)
-from tests.service.conftest import any_server  # noqa: F401,E402  (the same over SQLite, then PostgreSQL)
+from tests.service.conftest import (
+    any_server,  # noqa: F401,E402  (the same over SQLite, then PostgreSQL)
+    server,  # noqa: F401  (the same Service over a SQLite file)
+)
