@@ -146,7 +146,7 @@ class Service:
             ctx.reply("nothing.txt")
         thread = trust.thread_of(session, ctx.envelope)
         templates = [letter.template for letter in ctx.letters if letter.reply]
-        allowed = trust.allowance(session, settings, ctx.player, ctx.evidence, thread, templates, at)
+        allowed = "ok" if ctx.acted else trust.allowance(session, settings, ctx.player, ctx.evidence, thread, templates, at)
         if allowed == "silent":
             ctx.inbound.status, ctx.inbound.note = "silenced", "replies for today used up"
             ctx.letters = [letter for letter in ctx.letters if not letter.reply]
@@ -164,7 +164,7 @@ class Service:
             in_reply_to=ctx.envelope.message_id,
             references=list(ctx.envelope.references),
             reply_game=game,
-            thread=thread,
+            thread=None if ctx.acted else thread,  # an answer to a change counts against no budget
             unproven=ctx.evidence.proof is None,
         )
 

@@ -41,6 +41,9 @@ class Context:
     evidence: Evidence
     game_hint: int | None = None
     letters: list[Letter] = field(default_factory=list)
+    #: a command with proof changed something: its answer is never rationed (a loop cannot
+    #: make valid changes, and a player must hear that their move was played)
+    acted: bool = False
 
     def reply(self, template: str, *, attach: int | None = None, **data: Any) -> None:
         """A section of the one reply to the sender; `attach` names a game whose record goes with it."""

@@ -68,6 +68,7 @@ def run(ctx: Context, reading: Reading) -> list[str]:
             _refused(ctx, line, exc)
         else:
             savepoint.commit()
+            ctx.acted = ctx.acted or held.acts(line)
     return ignored
 
 
