@@ -17,6 +17,7 @@ import click
 
 if TYPE_CHECKING:
     import email.message
+    from collections.abc import Callable
 
     from pbem.config import Settings
 
@@ -94,7 +95,7 @@ def main(ctx: click.Context, config: str | None, verbose: bool) -> None:
 
 
 class Stopped(BaseException):
-    """Raised by SIGTERM/SIGINT while `serve` starts, so start-up unwinds and exits 0.
+    """Raised when SIGTERM/SIGINT came while `serve` starts, so start-up unwinds and exits 0.
 
     A BaseException: the start-up code's `except Exception` handlers must not swallow it."""
 
@@ -103,53 +104,46 @@ class Stopped(BaseException):
         self.name = signal.Signals(signum).name
 
 
-def _in_asyncio(frame: Any) -> bool:
-    """Whether the interrupted code is asyncio's own (building or closing the event loop),
-    looking outwards from the innermost frame to the first of pbem's."""
-    while frame is not None:
-        module = frame.f_globals.get("__name__", "")
-        if module == "asyncio" or module.startswith("asyncio."):
-            return True
-        if module.startswith("pbem."):
-            return False
-        frame = frame.f_back
-    return False
+# Imported one by one by `serve`, a stop check before each, so that a signal during the imports
+# (most of the start-up) ends it within one of them; the last is what `serve` needs.
+WARM_UP = ("sqlalchemy", "sqlmodel", "alembic", "pbem.models", "pbem.service", "pbem.daemon")
+HAND_OVER_POLL = 0.01  # seconds between looks for the event loop's signal handlers
 
 
-def _stop_signals() -> None:
-    """Until the daemon's event loop takes them over, SIGTERM and SIGINT end the start-up by
-    raising `Stopped` (once: a second signal while unwinding is ignored).
+def _stop_signals() -> Callable[[], None]:
+    """Until the daemon's event loop takes them over, SIGTERM and SIGINT only note the request;
+    the returned check raises `Stopped` for it at a point of start-up's own choosing.
 
-    Raised inside asyncio's own bookkeeping, the exception would leave a half-built event loop
-    that complains at exit; there the signal waits (a 10 ms timer looks again), and if the loop
-    has taken the signals over meanwhile, it is sent again for the loop to handle."""
-    raised = False
+    The handler must never raise: it runs between any two bytecodes, and an exception raised
+    there can land where it is dropped ("Exception ignored in ..." from a C callback, a
+    destructor) or turned into another (a validation error from pydantic-core). The signal
+    was then lost and the daemon served on. So the signal waits for the next check, and when
+    the event loop has its own handlers installed first (the daemon being built inside it),
+    a timer sends the signal again for the loop to handle."""
     pending: int | None = None
-    retries = 0
 
-    def handler(signum: int, frame: Any) -> None:
-        nonlocal raised, pending, retries
-        if raised:
-            return
-        if _in_asyncio(frame) and retries < 200:  # at most ~2 s, in case it never leaves
-            pending, retries = signum, retries + 1
-            signal.setitimer(signal.ITIMER_REAL, 0.01)
-            return
-        raised, pending = True, None
-        raise Stopped(signum)
+    def handler(signum: int, _frame: Any) -> None:
+        nonlocal pending
+        if pending is None:  # a second signal while stopping changes nothing
+            pending = signum
+            signal.setitimer(signal.ITIMER_REAL, HAND_OVER_POLL, HAND_OVER_POLL)
 
-    def again(_signum: int, frame: Any) -> None:
-        signum = pending
-        if signum is None or raised:
+    def hand_over(_signum: int, _frame: Any) -> None:
+        if pending is None:
             return
-        if signal.getsignal(signum) is not handler:  # the event loop (or the end) has it now
-            os.kill(os.getpid(), signum)
-            return
-        handler(signum, frame)
+        current = signal.getsignal(pending)
+        if callable(current) and current is not handler and current is not signal.default_int_handler:
+            signal.setitimer(signal.ITIMER_REAL, 0)  # the event loop's handler: it takes it from here
+            os.kill(os.getpid(), pending)
 
-    signal.signal(signal.SIGALRM, again)
+    def check() -> None:
+        if pending is not None:
+            raise Stopped(pending)
+
+    signal.signal(signal.SIGALRM, hand_over)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, handler)
+    return check
 
 
 @main.command()
@@ -164,10 +158,12 @@ def serve(ctx: click.Context) -> None:
     """
     how = ""
     try:
-        _stop_signals()  # first: the imports below take most of the start-up
+        check = _stop_signals()  # first: the imports below take most of the start-up
         logging.getLogger("pbem").setLevel(logging.INFO)
         log.info("pbem starting (pid %d)", os.getpid())
-        _serve(load_settings(ctx))
+        check()
+        settings = load_settings(ctx)
+        _serve(settings, check)
     except Stopped as stop:
         how = f" by {stop.name} while starting"
     finally:  # the event loop hands the signals back to their defaults when it closes
@@ -177,9 +173,14 @@ def serve(ctx: click.Context) -> None:
     log.info("pbem stopped%s", how)
 
 
-def _serve(settings: Settings) -> None:
+def _serve(settings: Settings, check: Callable[[], None]) -> None:
     import errno
+    import importlib
 
+    for module in WARM_UP:
+        check()
+        importlib.import_module(module)
+    check()
     from pbem.daemon import sandbox_root
     from pbem.daemon import serve as run
 
@@ -189,8 +190,9 @@ def _serve(settings: Settings) -> None:
             f"  database {settings.db_url}\n  mailboxes in {sandbox_root(settings)}\n"
             f'  try: pbem sandbox send --from alice@example.org "challenge ataxx bob@example.org"'
         )
+    check()
     try:
-        run(settings)
+        run(settings)  # builds the daemon inside its event loop; a signal from here on stops the loop
     except OSError as exc:
         if settings.sandbox and exc.errno == errno.EADDRINUSE:
             raise click.ClickException(

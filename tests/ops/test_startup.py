@@ -98,13 +98,17 @@ class Serve:
 # (the signal, what to wait for before it: a line, or CPU seconds after the first line)
 MOMENTS = [
     (signal.SIGTERM, "line", "pbem starting"),  # the imports have just begun
-    (signal.SIGTERM, "cpu", 0.15),  # inside the imports
+    (signal.SIGTERM, "cpu", 0.05),
+    (signal.SIGTERM, "cpu", 0.15),  # inside the imports (pydantic-core, C callbacks, destructors)
+    (signal.SIGTERM, "cpu", 0.3),
     (signal.SIGTERM, "cpu", 0.5),
     (signal.SIGTERM, "cpu", 0.9),  # the imports are over by now on most machines: the database, the listener
     (signal.SIGTERM, "line", "pbem sandbox:"),  # the daemon is being built: migrations, the sandbox listener
     (signal.SIGTERM, "line", "pbem serving"),  # running
     (signal.SIGINT, "line", "pbem starting"),  # Ctrl-C takes the same paths
+    (signal.SIGINT, "cpu", 0.15),
     (signal.SIGINT, "cpu", 0.5),
+    (signal.SIGINT, "cpu", 0.9),
     (signal.SIGINT, "line", "pbem sandbox:"),
     (signal.SIGINT, "line", "pbem serving"),
 ]
@@ -128,6 +132,75 @@ def test_serve_stops_with_exit_0_and_one_line_whenever_the_signal_comes(
     assert len(stopped) == 1, output
     assert re.search(rf"pbem stopped( by {sig.name} while starting)?$", stopped[0]), stopped
     assert output.splitlines()[-1] == stopped[0]  # the last word
+
+
+@pytest.fixture
+def signals_restored():
+    """The start-up guard installed in this process for a test, the handlers put back after."""
+    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGALRM)}
+    yield
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    for sig, handler in saved.items():
+        signal.signal(sig, handler)
+
+
+def _signal_self(sig: signal.Signals) -> None:
+    """Send `sig` to this process; its Python handler has run when this returns."""
+    signal.pthread_kill(threading.main_thread().ident, sig)
+
+
+@pytest.mark.usefixtures("signals_restored")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_start_up_signal_is_noted_and_raised_at_the_next_check(sig: signal.Signals) -> None:
+    from pbem.cli import Stopped, _stop_signals
+
+    check = _stop_signals()
+    check()  # nothing yet
+    _signal_self(sig)  # the handler itself raises nothing
+    _signal_self(signal.SIGTERM)  # a second signal changes nothing
+    with pytest.raises(Stopped) as stopped:
+        check()
+    assert stopped.value.name == sig.name
+
+
+class _SignalledWhileCollected:
+    """A signal that comes while a destructor runs: an exception raised there is only printed."""
+
+    def __del__(self) -> None:
+        _signal_self(signal.SIGTERM)
+
+
+@pytest.mark.usefixtures("signals_restored")
+def test_a_signal_inside_a_destructor_is_not_lost() -> None:
+    from pbem.cli import Stopped, _stop_signals
+
+    check = _stop_signals()
+    unraisable: list[object] = []
+    hook, sys.unraisablehook = sys.unraisablehook, unraisable.append
+    try:
+        _SignalledWhileCollected()  # collected at once
+    finally:
+        sys.unraisablehook = hook
+    assert unraisable == []
+    with pytest.raises(Stopped):
+        check()
+
+
+@pytest.mark.usefixtures("signals_restored")
+def test_a_signal_noted_before_the_event_loop_took_over_is_sent_again_to_the_loop() -> None:
+    import asyncio
+
+    from pbem.cli import _stop_signals
+
+    _stop_signals()
+    _signal_self(signal.SIGTERM)  # e.g. while the daemon is built inside the loop
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+        await asyncio.wait_for(stop.wait(), DEADLINE)
+
+    asyncio.run(main())
 
 
 def _child_cpu(args: list[str]) -> float:
