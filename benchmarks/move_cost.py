@@ -96,12 +96,18 @@ def main() -> None:
         moves.append(rules.format(pos, move))
         pos = rules.apply(pos, move)
     counts: Counter = Counter()
+    spent: Counter = Counter()
     _count(counts, db)
     for ply, text in enumerate(moves):
-        say((ALICE, BOB)[ply % 2], text)
+        player = (ALICE, BOB)[ply % 2]
+        mail = last(player)  # the benchmark's own look-up is not the daemon's cost
+        seen = Counter(counts)
+        sequence[0] += 1
+        daemon.process(f"k{sequence[0]}", reply_to(player, mail, text))
+        spent.update(counts - seen)
     print(f"per move mail, over {args.moves} moves of Capture Go 19x19 (daemon.process, SQLite):")
     for key in ("parses", "transactions", "statements", "flushes", "position loads"):
-        print(f"  {key:<15} {counts[key] / args.moves:6.1f}")
+        print(f"  {key:<15} {spent[key] / args.moves:6.1f}")
 
 
 if __name__ == "__main__":

@@ -44,6 +44,9 @@ class Context:
     #: a command with proof changed something: its answer is never rationed (a loop cannot
     #: make valid changes, and a player must hear that their move was played)
     acted: bool = False
+    #: the lines of a mail without proof are tried and undone: a command skips what would spend
+    #: a number players see (a challenge's, a game's), which a database sequence does not give back
+    trial: bool = False
 
     def reply(self, template: str, *, attach: int | None = None, **data: Any) -> None:
         """A section of the one reply to the sender; `attach` names a game whose record goes with it."""

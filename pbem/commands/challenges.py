@@ -105,7 +105,11 @@ class ChallengeCommand(Command):
                 raise CommandError("You cannot challenge yourself.", "Name another player's address.")
             if target == ctx.settings.address.lower():
                 raise CommandError("I do not play myself; challenge a person.", "")
+            if ctx.trial:
+                return  # checked; numbers that players see are not spent on a trial
             opponent = players.get_or_register(ctx.session, target, now())
+        if ctx.trial:
+            return
         challenge = Challenge(
             kind=cls.name,
             options=rules.options,
@@ -159,6 +163,8 @@ class Accept(Command):
             wish = random.SystemRandom().choice(("first", "second"))
         challenger_first = wish == "first" or wish == cls.sides[0]
         first = challenger if challenger_first else ctx.player
+        if ctx.trial:
+            return  # checked; numbers that players see are not spent on a trial
         game = G.start(ctx.session, challenge, ctx.player, first, now())
         ctx.game_hint = game.id
         ctx.add(notify.tell(ctx.session, "started", game, ctx.player, challenge_id=challenge.id))

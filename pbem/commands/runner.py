@@ -47,7 +47,7 @@ def run(ctx: Context, reading: Reading) -> list[str]:
         return []
     lines = reading.lines
     if ctx.evidence.proof is None:
-        lines = held.hold(ctx, _check_unproven(ctx, lines))
+        lines = held.hold(ctx, _check_unproven(ctx, lines, ignored))
     elif held.confirms(ctx, lines):
         lines = [*held.release(ctx), *(line for line in lines if line.command is not held.CONFIRM)]
     for line in lines:
@@ -72,9 +72,10 @@ def run(ctx: Context, reading: Reading) -> list[str]:
     return ignored
 
 
-def _check_unproven(ctx: Context, lines: list[Line]) -> list[Line]:
+def _check_unproven(ctx: Context, lines: list[Line], ignored: list[str]) -> list[Line]:
     """Try the lines of an unproven mail and undo them: a mistake is said at once (to the
-    registered address), and only what would work is held for confirmation."""
+    registered address), chatter joins the `ignored` lines, and only what would work is kept,
+    to be held for confirmation."""
     kept = []
     for line in lines:
         if not held.acts(line):
@@ -82,17 +83,21 @@ def _check_unproven(ctx: Context, lines: list[Line]) -> list[Line]:
             continue
         letters = len(ctx.letters)
         savepoint = ctx.session.begin_nested()
+        ctx.trial = True
         try:
             _run_line(ctx, line, trusted=True)
+            problem = None
         except CommandError as exc:
-            if not (isinstance(exc, NotAMove) and line.command is None):
-                savepoint.rollback()
-                del ctx.letters[letters:]
-                _refused(ctx, line, exc)
-                continue
-        savepoint.rollback()
+            problem = exc
+        ctx.trial = False
+        savepoint.rollback()  # a trial: whatever it did is undone, whatever it said unsaid
         del ctx.letters[letters:]
-        kept.append(line)
+        if problem is None:
+            kept.append(line)
+        elif isinstance(problem, NotAMove) and line.command is None:
+            ignored.append(line.text[:120])
+        else:
+            _refused(ctx, line, problem)
     forget(ctx.session)
     return kept
 
