@@ -30,9 +30,6 @@ MIN_DAYS, MAX_DAYS = 1, 30  # the time controls a challenge may choose (days=)
 DAY = timedelta(days=1)
 
 
-__all__ = ["ClockError", "now"]  # re-exported: the clock's error and the time it reads
-
-
 # --- zones ---------------------------------------------------------------------------------
 
 
