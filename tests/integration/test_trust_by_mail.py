@@ -1,0 +1,105 @@
+"""Issue 11 end to end: the daemon as a subprocess on the real Dovecot and SMTP servers, and an
+attacker who only sends mail. A forged From changes nothing, a replayed genuine mail changes
+nothing, and a responder that answers every mail of ours is answered a bounded number of times."""
+
+from __future__ import annotations
+
+import email.policy
+import smtplib
+from email.utils import make_msgid
+
+import pytest
+from sqlmodel import Session, select
+
+from pbem.config import Settings
+from pbem.db import make_engine
+from pbem.models import Game, InboundMessage, Outbox
+from tests.integration.daemon import POLLING, DaemonProcess
+from tests.integration.waits import wait_until
+from tests.service.mailer import compose, parse, reply_to
+
+pytestmark = pytest.mark.integration
+
+
+def _smtp(rig, sender: str, raw: bytes) -> None:
+    to = parse(raw)["To"]
+    with smtplib.SMTP("127.0.0.1", rig.smtp_port, timeout=10) as smtp:
+        smtp.sendmail(sender, [to], raw)
+
+
+def _handled(db, raw: bytes, daemon: DaemonProcess) -> InboundMessage:
+    """Wait until the daemon has recorded the mail `raw` (its own signal: the inbound row)."""
+    message_id = parse(raw)["Message-ID"]
+
+    def probe() -> InboundMessage | None:
+        with Session(db) as session:
+            return session.exec(select(InboundMessage).where(InboundMessage.message_id == message_id)).first()
+
+    return wait_until(probe, 30, lambda: f"the daemon never recorded {message_id}\n{daemon.log_tail()}")
+
+
+def _newest(rig, user: str, count: int, daemon: DaemonProcess):
+    return parse(rig.wait_for(user, count, timeout=30)[-1])
+
+
+def _replayed(raw: bytes) -> bytes:
+    msg = parse(raw)
+    for header in ("Message-ID", "In-Reply-To", "References"):
+        del msg[header]
+    msg["Message-ID"] = make_msgid(domain="replay.test")
+    return msg.as_bytes(policy=email.policy.SMTP)
+
+
+def test_forgery_replay_and_a_looping_responder_by_real_mail(mailrig, tmp_path) -> None:
+    daemon = DaemonProcess(mailrig, tmp_path / "pbem", extra_imap=POLLING)
+    daemon.start()
+    db = make_engine(daemon.database)
+    alice, bob, carol = mailrig.address("alice"), mailrig.address("bob"), mailrig.address("carol")
+    try:
+        # Alice's first challenge waits for her confirmation; then the game starts.
+        _smtp(mailrig, alice, compose(alice, f"challenge ataxx {bob} colour=x", to=mailrig.address("game")))
+        held = _newest(mailrig, "alice", 1, daemon)
+        assert "Did you write to me?" in held["Subject"]
+        _smtp(mailrig, alice, reply_to(alice, held, "confirm"))
+        _smtp(mailrig, bob, reply_to(bob, _newest(mailrig, "bob", 1, daemon), "accept 1"))
+        started = _newest(mailrig, "alice", 3, daemon)
+        assert "your move" in started["Subject"]
+
+        # A forger writes as Alice, without a token: nothing changes, and Alice gets no more mail
+        # today (her one answer to a mail without proof was the held notice).
+        forged = compose(f"Alice <{alice}>", "resign", to=mailrig.address("game"))
+        _smtp(mailrig, carol, forged)
+        assert _handled(db, forged, daemon).status == "silenced"
+        with Session(db) as session:
+            assert session.get(Game, 1).status == "active"
+
+        # Alice's genuine move, captured on the way and replayed later, changes nothing.
+        move = reply_to(alice, started, "f2")
+        _smtp(mailrig, alice, move)
+        _smtp(mailrig, bob, reply_to(bob, _newest(mailrig, "bob", 3, daemon), "a1-c3"))  # invite, game on, f2
+        _newest(mailrig, "alice", 5, daemon)  # Bob's move reached her
+        replay = _replayed(move)
+        _smtp(mailrig, alice, replay)
+        assert _handled(db, replay, daemon).proof == "plus-address"
+        with Session(db) as session:
+            assert session.get(Game, 1).ply == 2
+
+        # A responder answers every mail of ours; the thread's budget ends it.
+        _smtp(mailrig, carol, compose(carol, "help", to=mailrig.address("game")))
+        signature = "Thanks for your mail.\nOpen Monday to Friday, 9:00-17:00"
+        received = 1
+        newest = _newest(mailrig, "carol", received, daemon)
+        for _ in range(60):
+            answer = reply_to(carol, newest, signature)
+            _smtp(mailrig, carol, answer)
+            if _handled(db, answer, daemon).status == "silenced":
+                break
+            received += 1
+            newest = _newest(mailrig, "carol", received, daemon)
+        with Session(db) as session:
+            to_carol = session.exec(select(Outbox).where(Outbox.recipient == carol)).all()
+        assert len(to_carol) == Settings().max_error_replies_per_day + 1  # help, then the error budget
+        assert not any(row.template == "open" for row in to_carol)
+    finally:
+        assert daemon.stop() == 0, daemon.log_tail()
+        db.dispose()
