@@ -166,13 +166,26 @@ def _boards(
     return seen, versions
 
 
+def answered(session: Session, envelope: Envelope) -> tuple[str, str | None] | None:
+    """(template, thread) of our mail that `envelope` answers, or None: read once per mail
+    (the held-commands check and the reply budget both ask)."""
+    if not envelope.in_reply_to:
+        return None
+    cache = session.info.setdefault("pbem.answered", {})
+    if envelope.in_reply_to not in cache:
+        row = session.exec(
+            select(Outbox.template, Outbox.thread).where(Outbox.message_id == envelope.in_reply_to)
+        ).first()
+        cache[envelope.in_reply_to] = tuple(row) if row is not None else None
+    return cache[envelope.in_reply_to]
+
+
 def thread_of(session: Session, envelope: Envelope) -> str:
     """The thread a mail belongs to, for the per-thread budget: the thread of our mail it
     answers, else the first of its References, else the mail itself."""
-    if envelope.in_reply_to:
-        ours = session.exec(select(Outbox.thread).where(Outbox.message_id == envelope.in_reply_to)).first()
-        if ours:
-            return ours
+    ours = answered(session, envelope)
+    if ours is not None and ours[1]:
+        return ours[1]
     return (envelope.references[0] if envelope.references else envelope.in_reply_to or envelope.message_id)[:400]
 
 

@@ -14,11 +14,11 @@ from datetime import timedelta
 
 from sqlmodel import select
 
-from pbem import players
+from pbem import players, trust
 from pbem.commands import base
 from pbem.commands.base import Call, Command, Context, register
 from pbem.commands.reader import Line, classify
-from pbem.models import HeldMail, Outbox
+from pbem.models import HeldMail
 from pbem.wallclock import now
 
 #: how long held commands wait for their confirmation
@@ -82,11 +82,8 @@ def confirms(ctx: Context, lines: list[Line]) -> bool:
     """Whether a proven mail confirms held commands: it says `confirm`, or it answers our notice."""
     if any(line.command is CONFIRM for line in lines):
         return bool(_waiting(ctx))
-    answered = ctx.envelope.in_reply_to
-    if not answered:
-        return False
-    notice = ctx.session.exec(select(Outbox.template).where(Outbox.message_id == answered)).first()
-    return notice == "held" and bool(_waiting(ctx))
+    ours = trust.answered(ctx.session, ctx.envelope)
+    return ours is not None and ours[0] == "held" and bool(_waiting(ctx))
 
 
 def release(ctx: Context) -> list[Line]:

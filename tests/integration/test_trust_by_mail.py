@@ -4,9 +4,7 @@ nothing, and a responder that answers every mail of ours is answered a bounded n
 
 from __future__ import annotations
 
-import email.policy
 import smtplib
-from email.utils import make_msgid
 
 import pytest
 from sqlmodel import Session, select
@@ -16,7 +14,7 @@ from pbem.db import make_engine
 from pbem.models import Game, InboundMessage, Outbox
 from tests.integration.daemon import POLLING, DaemonProcess
 from tests.integration.waits import wait_until
-from tests.service.mailer import compose, parse, reply_to
+from tests.service.mailer import compose, parse, replayed, reply_to
 
 pytestmark = pytest.mark.integration
 
@@ -40,14 +38,6 @@ def _handled(db, raw: bytes, daemon: DaemonProcess) -> InboundMessage:
 
 def _newest(rig, user: str, count: int, daemon: DaemonProcess):
     return parse(rig.wait_for(user, count, timeout=30)[-1])
-
-
-def _replayed(raw: bytes) -> bytes:
-    msg = parse(raw)
-    for header in ("Message-ID", "In-Reply-To", "References"):
-        del msg[header]
-    msg["Message-ID"] = make_msgid(domain="replay.test")
-    return msg.as_bytes(policy=email.policy.SMTP)
 
 
 def test_forgery_replay_and_a_looping_responder_by_real_mail(mailrig, tmp_path) -> None:
@@ -78,7 +68,7 @@ def test_forgery_replay_and_a_looping_responder_by_real_mail(mailrig, tmp_path) 
         _smtp(mailrig, alice, move)
         _smtp(mailrig, bob, reply_to(bob, _newest(mailrig, "bob", 3, daemon), "a1-c3"))  # invite, game on, f2
         _newest(mailrig, "alice", 5, daemon)  # Bob's move reached her
-        replay = _replayed(move)
+        replay = replayed(move)
         _smtp(mailrig, alice, replay)
         assert _handled(db, replay, daemon).proof == "plus-address"
         with Session(db) as session:

@@ -53,3 +53,12 @@ def proven(settings, engine, sender: str, body: str, **headers: str) -> bytes:  
     with Session(engine) as session:
         player = session.exec(select(Player).where(Player.address == sender.rpartition("<")[2].strip(">"))).one()
         return compose(sender, body, to=trust.reply_to(settings, player, None), **headers)
+
+
+def replayed(raw: bytes) -> bytes:
+    """A captured mail re-sent as an attacker would: a new Message-ID, no In-Reply-To/References."""
+    msg = parse(raw)
+    for header in ("Message-ID", "In-Reply-To", "References"):
+        del msg[header]
+    msg["Message-ID"] = make_msgid(domain="replay.test")
+    return msg.as_bytes(policy=email.policy.SMTP)

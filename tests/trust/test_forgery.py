@@ -25,7 +25,7 @@ from pbem.models import (
     Vacation,
     Watcher,
 )
-from tests.service.mailer import GAME, compose, parse, reply_to, text
+from tests.service.mailer import GAME, compose, replayed, reply_to, text
 
 ALICE, BOB, CAROL, EVE = "alice@example.org", "bob@example.org", "carol@example.org", "eve@example.org"
 
@@ -92,22 +92,13 @@ def test_a_forged_display_name_renames_no_one(server) -> None:
         assert session.exec(select(Player.name).where(Player.address == ALICE)).one() == "alice"
 
 
-def _strip_threading(raw: bytes) -> bytes:
-    """The captured mail, re-sent with a new Message-ID and no In-Reply-To/References."""
-    msg = parse(raw)
-    for header in ("Message-ID", "In-Reply-To", "References"):
-        del msg[header]
-    msg["Message-ID"] = make_msgid(domain="replay.test")
-    return msg.as_bytes(policy=email.policy.SMTP)
-
-
 def test_a_replayed_draw_offer_does_not_accept_the_opponents_later_offer(server) -> None:
     _game(server)
     offer = reply_to(ALICE, server.last(ALICE), "draw")  # genuine, captured on the way (a cc, a relay)
     server.send(offer)
     server.send(reply_to(BOB, server.last(BOB), "nodraw"))
     server.send(reply_to(BOB, server.last(BOB), "draw"))  # now Bob offers
-    server.send(_strip_threading(offer))  # the replay would accept it and end the game
+    server.send(replayed(offer))  # the replay would accept it and end the game
     with Session(server.engine) as session:
         game = session.get(Game, 1)
         assert game.status == "active" and game.draw_offer == 1
@@ -118,7 +109,7 @@ def test_a_replayed_vacation_does_not_undo_a_later_back(server) -> None:
     away = reply_to(BOB, server.last(BOB), "vacation 3")
     server.send(away)
     server.send(reply_to(BOB, server.last(BOB), "back"))
-    server.send(_strip_threading(away))
+    server.send(replayed(away))
     with Session(server.engine) as session:
         assert len(session.exec(select(Vacation)).all()) == 1  # the first one, ended by back
     assert "older mail of mine" in " ".join(text(server.last(BOB)).split())
