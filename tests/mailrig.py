@@ -1,6 +1,6 @@
 """A throwaway, loopback-only mail rig for tests: real Dovecot IMAP/LMTP plus an SMTP front end.
 
-`MailRig` writes a private Dovecot configuration into a fresh temporary directory (nothing in /etc
+`MailRig` (Dovecot itself in `tests.dovecot`, the SMTP server in `tests.smtp_front`) writes a private Dovecot configuration into a fresh temporary directory (nothing in /etc
 is touched, the system service is not used), starts Dovecot on free 127.0.0.1 ports, and runs an
 in-process aiosmtpd SMTP server that hands accepted mail to Dovecot over LMTP. Addressing follows
 Dovecot: "alice@any.domain" and "alice+detail@any.domain" both land in mailbox "alice", and the
@@ -12,9 +12,7 @@ parents must be traversable by others; `tempfile.mkdtemp()` in the usual temp di
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import ctypes
 import grp
 import imaplib
 import os
@@ -28,26 +26,27 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Iterable
 from pathlib import Path
-
-from aiosmtpd.controller import Controller
-from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
 
 from pbem.mail.imap import ImapSettings
 from pbem.mail.smtp import SmtpSettings
+from tests.dovecot import (
+    HOST,
+    RigUnavailable,
+    banner,
+    check_traversable,
+    die_with_parent,
+    dovecot_config,
+    stop_group,
+)
 from tests.integration.waits import scaled
+from tests.smtp_front import FrontEnd
 
-HOST = "127.0.0.1"
 DOMAIN = "example.test"
 USERS = {name: f"{name}-secret" for name in ("game", "alice", "bob", "carol", "dave")}
 START_TIMEOUT = scaled(15.0)
 _UID = re.compile(rb"UID (\d+)")
 _SOCKET_DIR_LIMIT = 70  # UNIX socket paths must stay under ~107 bytes; Dovecot appends names
-
-
-class RigUnavailable(RuntimeError):
-    """This machine cannot run the rig (Dovecot missing, unusable temp directory)."""
 
 
 def dovecot_binary() -> str | None:
@@ -93,7 +92,7 @@ class MailRig:
         self.smtp_port = 0
         self.version = ""
         self._dovecot: subprocess.Popen[bytes] | None = None
-        self._smtp: _FrontEnd | None = None
+        self._smtp: FrontEnd | None = None
         self._faults: list[tuple[str, str]] = []
         self._faults_lock = threading.Lock()
 
@@ -141,7 +140,7 @@ class MailRig:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # its own process group: stop_imap() reaps every child
-                preexec_fn=_die_with_parent,
+                preexec_fn=die_with_parent,
             )
         deadline = time.monotonic() + START_TIMEOUT
         while not self._login_works():
@@ -150,7 +149,7 @@ class MailRig:
                 self.stop_imap()
                 raise RuntimeError(f"Dovecot did not accept an IMAP login:\n{tail}")
             time.sleep(0.05)
-        while not _banner(self.lmtp_port, b"220"):
+        while not banner(self.lmtp_port, b"220"):
             if time.monotonic() > deadline:
                 raise RuntimeError(f"Dovecot LMTP did not answer:\n{self.log_tail()}")
             time.sleep(0.05)
@@ -168,12 +167,12 @@ class MailRig:
             process.kill()
             process.wait(5)
         # Processes serving open connections outlive the master; they are in its process group.
-        _stop_group(process.pid)
+        stop_group(process.pid)
 
     def start_smtp(self) -> None:
         """Start the SMTP front end on its port."""
         if self._smtp is None:
-            self._smtp = _FrontEnd(self)
+            self._smtp = FrontEnd(self)
             self._smtp.start()
 
     def stop_smtp(self) -> None:
@@ -309,10 +308,10 @@ class MailRig:
             mail_user, mail_group = "nobody", grp.getgrgid(nobody.pw_gid).gr_name
             self.dir.chmod(0o711)
             os.chown(self.dir / "mail", nobody.pw_uid, nobody.pw_gid)
-            _check_traversable(self.dir / "mail")
+            check_traversable(self.dir / "mail")
         else:
             mail_user, mail_group = pwd.getpwuid(os.getuid()).pw_name, grp.getgrgid(os.getgid()).gr_name
-        conf = _dovecot_config(
+        conf = dovecot_config(
             self.version, self.dir, base_dir, self.imap_port, self.lmtp_port, mail_user, mail_group
         )
         (self.dir / "etc" / "dovecot.conf").write_text(conf)
@@ -402,195 +401,6 @@ class MailboxReader:
         self.close()
 
 
-class _FrontEnd:
-    """The SMTP server: checks recipients, takes injected faults, delivers over LMTP."""
-
-    def __init__(self, rig: MailRig) -> None:
-        self.rig = rig
-        self.controller = Controller(
-            self,
-            hostname=rig.host,
-            port=rig.smtp_port,
-            authenticator=self._authenticate,
-            auth_require_tls=False,
-            auth_required=False,
-            enable_SMTPUTF8=True,
-            ident="pbem mailrig",
-        )
-
-    def start(self) -> None:
-        self.controller.start()
-
-    def stop(self) -> None:
-        self.controller.stop()
-
-    def _authenticate(
-        self, server: SMTP, session: Session, envelope: Envelope, mechanism: str, auth_data: object
-    ) -> AuthResult:
-        ok = (
-            isinstance(auth_data, LoginPassword)
-            and self.rig.users.get(auth_data.login.decode()) == auth_data.password.decode()
-        )
-        if ok:
-            return AuthResult(success=True, auth_data=auth_data)
-        # handled=False makes aiosmtpd send "535 ... credentials invalid"; the default sends nothing.
-        return AuthResult(success=False, handled=False)
-
-    async def handle_MAIL(
-        self, server: SMTP, session: Session, envelope: Envelope, address: str, options: list[str]
-    ) -> str:
-        fault = self.rig._take_fault("MAIL")
-        if fault:
-            return fault
-        envelope.mail_from = address
-        envelope.mail_options.extend(options)
-        return "250 OK"
-
-    async def handle_RCPT(
-        self, server: SMTP, session: Session, envelope: Envelope, address: str, options: list[str]
-    ) -> str:
-        fault = self.rig._take_fault("RCPT")
-        if fault:
-            return fault
-        user = address.rpartition("@")[0].split("+", 1)[0].lower()
-        if user not in self.rig.users:
-            return "550 5.1.1 No such user here"
-        envelope.rcpt_tos.append(address)
-        return "250 OK"
-
-    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
-        fault = self.rig._take_fault("DATA")
-        if fault:
-            return fault
-        content = envelope.original_content or b""
-        loop = asyncio.get_running_loop()
-        try:
-            refused = await loop.run_in_executor(None, self._lmtp, envelope.mail_from or "", envelope.rcpt_tos, content)
-        except smtplib.SMTPRecipientsRefused as exc:
-            code, text = next(iter(exc.recipients.values()))
-            return f"451 4.3.0 Local delivery refused ({code} {text.decode(errors='replace')})"
-        except (OSError, smtplib.SMTPException) as exc:
-            return f"451 4.3.0 Local delivery failed ({exc})"
-        if refused:
-            return f"451 4.3.0 Local delivery refused for {', '.join(refused)}"
-        return "250 2.0.0 OK delivered"
-
-    def _lmtp(self, sender: str, recipients: Iterable[str], content: bytes) -> dict:
-        with smtplib.LMTP(self.rig.host, self.rig.lmtp_port, timeout=30) as lmtp:
-            return lmtp.sendmail(sender, list(recipients), content)
-
-
-def _dovecot_config(
-    version: str, data: Path, base_dir: Path, imap_port: int, lmtp_port: int, mail_user: str, mail_group: str
-) -> str:
-    if version.startswith("2.3"):
-        text = f"""\
-protocols = imap lmtp
-listen = {HOST}
-base_dir = {base_dir}
-state_dir = {data}/state
-instance_name = pbem-mailrig-{imap_port}
-log_path = {data}/log/dovecot.log
-ssl = no
-disable_plaintext_auth = no
-auth_mechanisms = plain login
-auth_username_format = %Ln
-auth_failure_delay = 0
-recipient_delimiter = +
-mail_location = maildir:~/Maildir
-mail_fsync = always
-lmtp_add_received_header = no
-passdb {{
-  driver = passwd-file
-  args = scheme=PLAIN {data}/etc/passwd
-}}
-userdb {{
-  driver = static
-  args = uid={mail_user} gid={mail_group} home={data}/mail/%n
-}}
-service imap-login {{
-  inet_listener imap {{
-    address = {HOST}
-    port = {imap_port}
-  }}
-  inet_listener imaps {{
-    port = 0
-  }}
-}}
-service lmtp {{
-  inet_listener lmtp {{
-    address = {HOST}
-    port = {lmtp_port}
-  }}
-}}
-"""
-    elif version.startswith("2.4"):
-        text = f"""\
-dovecot_config_version = 2.4.0
-dovecot_storage_version = 2.4.0
-protocols = imap lmtp
-listen = {HOST}
-base_dir = {base_dir}
-state_dir = {data}/state
-instance_name = pbem-mailrig-{imap_port}
-log_path = {data}/log/dovecot.log
-ssl = no
-auth_allow_cleartext = yes
-auth_mechanisms = plain login
-auth_username_format = %{{user | username | lower}}
-auth_failure_delay = 0
-recipient_delimiter = +
-mail_driver = maildir
-mail_path = ~/Maildir
-mail_fsync = always
-lmtp_add_received_header = no
-passdb passwd-file {{
-  passwd_file_path = {data}/etc/passwd
-}}
-userdb static {{
-  fields {{
-    uid = {mail_user}
-    gid = {mail_group}
-    home = {data}/mail/%{{user}}
-  }}
-}}
-service imap-login {{
-  inet_listener imap {{
-    listen = {HOST}
-    port = {imap_port}
-  }}
-  inet_listener imaps {{
-    port = 0
-  }}
-}}
-service lmtp {{
-  inet_listener lmtp {{
-    listen = {HOST}
-    port = {lmtp_port}
-  }}
-}}
-"""
-    else:
-        raise RigUnavailable(f"unsupported Dovecot version {version} (the rig knows 2.3 and 2.4)")
-    anvil = ["  chroot ="] if os.geteuid() != 0 else []
-    if version.startswith("2.3"):
-        # No growing delay for logins from 127.0.0.1 after a test's deliberate wrong password:
-        # the auth process finds no penalty socket under its usual name and keeps no penalties.
-        anvil.append("  unix_listener anvil-auth-penalty {\n    path = anvil-auth-penalty-off\n  }")
-    if anvil:
-        text += "service anvil {\n" + "\n".join(anvil) + "\n}\n"
-    if os.geteuid() == 0:
-        # Keep Dovecot's privilege separation; the auth process reads the passwd file as root.
-        text += "service auth {\n  user = root\n}\n"
-    else:
-        me, group = pwd.getpwuid(os.getuid()).pw_name, grp.getgrgid(os.getgid()).gr_name
-        text += (
-            f"default_internal_user = {me}\ndefault_internal_group = {group}\ndefault_login_user = {me}\n"
-            "service imap-login {\n  chroot =\n}\n"
-        )
-    return text
-
-
 def _distinct_free_ports(count: int) -> list[int]:
     ports: list[int] = []
     while len(ports) < count:
@@ -598,47 +408,6 @@ def _distinct_free_ports(count: int) -> list[int]:
         if port not in ports:
             ports.append(port)
     return ports
-
-
-def _check_traversable(path: Path) -> None:
-    """Dovecot's mail processes run as nobody: every parent needs the x bit for others."""
-    for parent in path.parents:
-        if not parent.stat().st_mode & 0o001:
-            raise RigUnavailable(
-                f"{parent} is not traversable by other users, so Dovecot's mail processes (nobody) "
-                "cannot reach the mailboxes; point TMPDIR at a directory like the system temp dir"
-            )
-
-
-def _die_with_parent() -> None:
-    """In the child: ask Linux to stop Dovecot if the test process dies without cleaning up.
-
-    Linux ties this to the thread that started Dovecot, so call start_imap() from a thread that
-    lives as long as the rig (the main thread, as pytest fixtures do).
-    """
-    with contextlib.suppress(Exception):
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-
-
-def _stop_group(pgid: int) -> None:
-    """TERM, then KILL, whatever is left in the process group that Dovecot's master led."""
-    for sig, grace in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
-        deadline = time.monotonic() + grace
-        try:
-            os.killpg(pgid, sig)
-            while time.monotonic() < deadline:
-                time.sleep(0.02)
-                os.killpg(pgid, 0)
-        except ProcessLookupError:
-            return
-
-
-def _banner(port: int, prefix: bytes) -> bool:
-    try:
-        with socket.create_connection((HOST, port), timeout=2) as sock:
-            return sock.recv(512).startswith(prefix)
-    except OSError:
-        return False
 
 
 def _folder_name(line: bytes | tuple) -> str | None:
