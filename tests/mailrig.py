@@ -1,8 +1,8 @@
 """A throwaway, loopback-only mail rig for tests: real Dovecot IMAP/LMTP plus an SMTP front end.
 
-`MailRig` (Dovecot itself in `tests.dovecot`, the SMTP server in `tests.smtp_front`) writes a private Dovecot configuration into a fresh temporary directory (nothing in /etc
-is touched, the system service is not used), starts Dovecot on free 127.0.0.1 ports, and runs an
-in-process aiosmtpd SMTP server that hands accepted mail to Dovecot over LMTP. Addressing follows
+`MailRig` writes a private Dovecot configuration into a fresh temporary directory (nothing in /etc
+is touched, the system service is not used; see `tests.dovecot`), starts Dovecot on free 127.0.0.1 ports, and runs an
+in-process aiosmtpd SMTP server (`tests.smtp_front`) that hands accepted mail to Dovecot over LMTP. Addressing follows
 Dovecot: "alice@any.domain" and "alice+detail@any.domain" both land in mailbox "alice", and the
 detail is kept in the Delivered-To header. Faults can be injected into the SMTP dialogue.
 
