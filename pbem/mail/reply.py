@@ -14,6 +14,11 @@ chose. So the rules are few, ordered and conservative:
    whose quote was already removed from HTML) they start the quote and everything after goes.
 3. `>` lines go; the signature line `-- ` and a line `end` stop the reading; trailing
    "Sent from my iPhone" lines go.
+4. A mail pasted below the reply without `>` (Outlook's text part, a client's text made from our
+   HTML) also ends the reply where its header block starts: From and Sent/Date lines in either
+   order (GMX writes Sent first), or a rule of underscores followed by any "Word: value" line; and,
+   failing all else, where a board's axis of column letters starts (`a b c d`, or a table
+   flattened to one cell a line), since nothing after a quoted board is the player's.
 """
 
 from __future__ import annotations
@@ -108,6 +113,10 @@ _MOBILE_FOOTER_RE = re.compile(
 )
 _MOBILE_FOOTER_MAX_CHARS = 80
 _RULE_RE = re.compile(r"^\s*[_\-=]{5,}\s*$")  # "______" Outlook puts above its header block
+_UNDERSCORES_RE = re.compile(r"^\s*_{10,}\s*$")  # Outlook's own rule: 32 underscores
+# Any header line of a pasted mail, in any language: a short label, a colon, a value.
+_HEADER_LINE_RE = re.compile(r"^\s*\*?[^\W\d][\w .'-]{0,24}?\*?\s*[:：]\*?\s*\S")
+_AXIS_MIN = 4  # a board has at least this many columns: a b c d
 
 
 def reply_text(body: str) -> str:
@@ -135,7 +144,9 @@ def _reply_text(body: str) -> str:
         stripped = line.strip()
         if stripped == "--" or stripped.lower() == _END_WORD:
             break
-        if _SEPARATOR_RE.match(line) or _is_outlook_block(lines, i):
+        if _SEPARATOR_RE.match(line) or _is_outlook_block(lines, i) or is_ruled_header(lines, i):
+            break
+        if _is_board_axis(lines, i):
             break
         span = _attribution_span(lines, i)
         if span:
@@ -211,16 +222,61 @@ def _quote_follows(lines: list[str], i: int) -> bool:
 
 
 def _is_outlook_block(lines: list[str], i: int) -> bool:
-    """A From: line followed, within a few lines, by a Sent:/Date: line starts a quoted mail."""
-    if not _FROM_RE.match(lines[i]):
+    """A From: line and a Sent:/Date: line, in either order and within a few lines, start a
+    quoted mail (Outlook writes From first, GMX and Web.de write Sent first)."""
+    if _FROM_RE.match(lines[i]):
+        other = _SENT_RE
+    elif _SENT_RE.match(lines[i]):
+        other = _FROM_RE
+    else:
         return False
     seen = 0
     for line in lines[i + 1 : i + 6]:
         if not line.strip():
             continue
-        if _SENT_RE.match(line):
+        if other.match(line):
             return True
         seen += 1
         if seen >= 2:  # Outlook puts To: or Sent: right after From:; allow one line in between
             return False
     return False
+
+
+def is_ruled_header(lines: list[str], i: int) -> bool:
+    """Whether line i is Outlook's rule of underscores with a header line ("Word: value") right
+    below it: the header block of a pasted mail, in a language whose words we do not know."""
+    if not _UNDERSCORES_RE.match(lines[i]):
+        return False
+    following = [line for line in lines[i + 1 : i + 4] if line.strip()]
+    return bool(following) and bool(_HEADER_LINE_RE.match(following[0]))
+
+
+def _is_board_axis(lines: list[str], i: int) -> bool:
+    """A board's row of column letters (`a b c d ...`, `| A | B | C |`), or the same letters one a
+    line as a client flattens a table's cells: a quoted board, of the ASCII or the HTML mail."""
+    letters = [w for w in re.split(r"[\s|>]+", lines[i].strip()) if w]
+    if len(letters) >= _AXIS_MIN:
+        return _is_axis(letters)
+    if letters != ["a"] and letters != ["A"]:
+        return False
+    column = []
+    for line in lines[i:]:
+        if not line.strip():
+            continue
+        column.append(line.strip())
+        if len(column) == _AXIS_MIN:
+            break
+    return _is_axis(column)
+
+
+def _is_axis(words: list[str]) -> bool:
+    """Single letters in order from a, as board columns are named (Go's axis skips i)."""
+    if len(words) < _AXIS_MIN or words[0].lower() != "a":
+        return False
+    for prev, word in zip(words, words[1:], strict=False):
+        if len(word) != 1 or not word.isascii() or not word.isalpha() or word.islower() != prev.islower():
+            return False
+        step = ord(word.lower()) - ord(prev.lower())
+        if step != 1 and not (step == 2 and prev.lower() == "h"):
+            return False
+    return True

@@ -311,6 +311,32 @@ def _thunderbird(mail: OurMail, top: str) -> Reply:
     return Reply("thunderbird", html, text, {"User-Agent": "Mozilla Thunderbird"})
 
 
+def _gmx(mail: OurMail, top: str) -> Reply:
+    """GMX and Web.de: the header block (Sent before From) inside a `<div name="quote">`."""
+    html = (
+        '<html><head></head><body><div style="font-family: Verdana;font-size: 12.0px;">'
+        f"<div>{_top(top) or '&nbsp;'}</div><div>&nbsp;</div>"
+        '<div name="quote" style="margin:10px 5px 5px 10px; padding: 10px 0 10px 10px; border-left:2px solid #C3D9E5;">'
+        '<div style="margin:0 0 10px 0;"><b>Gesendet:</b>&nbsp;Montag, 30. November 2026 um 10:00 Uhr<br/>'
+        f"<b>Von:</b>&nbsp;&quot;pbem&quot; &lt;{mail.reply_to}&gt;<br/><b>An:</b>&nbsp;{PLAYER[1]}<br/>"
+        f'<b>Betreff:</b>&nbsp;{htmlmod.escape(mail.subject)}</div><div name="quoted-content">{mail.body_html()}'
+        "</div></div></div></body></html>"
+    )
+    header = (
+        f'Gesendet: Montag, 30. November 2026 um 10:00 Uhr\nVon: "pbem" <{mail.reply_to}>\nAn: {PLAYER[1]}\n'
+        f"Betreff: {mail.subject}"
+    )
+    flat = "\n".join(flatten(mail.html(), "lines"))
+    return Reply("gmx", html, f"{top}\n\n\n{header}\n{flat}\n", {"X-UI-Message-Type": "mail"})
+
+
+def _pasted(mail: OurMail, top: str) -> Reply:
+    """A client that pastes our mail, flattened, below the reply with no header and no `>`."""
+    html = f"<div>{_top(top) or '<br>'}</div><div><br></div><div>{mail.body_html()}</div>"
+    flat = "\n".join(flatten(mail.html(), "spaces"))
+    return Reply("pasted", html, f"{top}\n\n{flat}\n", {})
+
+
 CLIENTS: dict[str, Callable[[OurMail, str], Reply]] = {
     "gmail": _gmail,
     "outlook": _outlook,
@@ -318,14 +344,18 @@ CLIENTS: dict[str, Callable[[OurMail, str], Reply]] = {
     "apple": _apple,
     "ios": _ios,
     "thunderbird": _thunderbird,
+    "gmx": _gmx,
 }
+# Not a client's own way: no header, no quote marks, no container. Only our marker, or failing
+# that the board's axis, tells where the quote starts (see the tests).
+PASTED = _pasted
 FORMS = ("html", "alternative")  # HTML only; or multipart/alternative with the client's text part
 
 
 def reply(client: str, form: str, top: str, mail: OurMail | None = None, sender: str | None = None) -> bytes:
     """The bytes of `client`'s reply to `mail` with `top` typed above the quote, as `form`."""
     mail = mail or OurMail()
-    made = CLIENTS[client](mail, top)
+    made = PASTED(mail, top) if client == "pasted" else CLIENTS[client](mail, top)
     msg = EmailMessage()
     msg["From"] = sender or f"{PLAYER[0]} <{PLAYER[1]}>"
     msg["To"] = f"pbem <{mail.reply_to}>"

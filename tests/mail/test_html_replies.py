@@ -77,3 +77,18 @@ def test_the_committed_fixture_reads_the_same(client, form):
     move = MOVE.get(client, "b2-c3")
     assert text_of((FIXTURES / f"{client}_{form}.eml").read_bytes()) == move
     assert text_of((FIXTURES / f"{client}_{form}_empty.eml").read_bytes()) == ""
+
+
+@pytest.mark.parametrize("form", ["html", "alternative"])
+def test_a_mail_pasted_without_any_header_is_cut_at_our_marker(form):
+    assert text_of(reply("pasted", form, "b2-c3")) == "b2-c3"
+
+
+@pytest.mark.parametrize("form", ["html", "alternative"])
+def test_without_marker_or_header_the_flattened_board_still_ends_the_reply(form):
+    """The last line of defence: the board's axis of column letters starts the quote, so no cell,
+    no example command and no footer below it is read; only the sentence above the board is left."""
+    text = text_of(reply("pasted", form, "b2-c3", replace(OurMail(), marker=False)))
+    reading = read("", text)
+    assert [line.text for line in reading.lines] == ["b2-c3"]
+    assert reading.ignored == ["Bob jumped b2-d4 and took 3 of your pieces. Your move, Alice (\u25cf)."]

@@ -246,3 +246,42 @@ def test_never_raises_on_structured_noise(lines):
     text = reply_text("\n".join(lines))
     assert MARKER not in text
     assert "a7-c6" not in text
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        # GMX and Web.de: Sent before From
+        'Gesendet: Montag, 30. November 2026 um 10:00 Uhr\nVon: "pbem" <game@pbem.example>\nAn: klaus@gmx.de',
+        "Sent: Monday, November 30, 2026 at 10:00 AM\nFrom: pbem <game@pbem.example>",
+        # Outlook's rule above a header block in a language we have no words for
+        "________________________________\nKüldő: pbem <game@pbem.example>\nDátum: 2026. november 30.",
+        "________________________________\n\n*Gönderen:* pbem <game@pbem.example>",
+    ],
+)
+def test_header_blocks_in_any_order_or_language_cut_everything_after(block):
+    assert reply_text(f"a1-c3\n\n{block}\n\nc4\n\n{BOARD}") == "a1-c3"
+
+
+FLATTENED_AXES = [
+    "      a b c d e f g",  # our ASCII board
+    "\ta\tb\tc\td\te\tf\tg",  # a table, cells joined by tabs
+    "| a | b | c | d | e |",
+    "A B C D E F G H J K L M N O P Q R S T",  # Go's axis skips I
+    "a\nb\nc\nd\ne\nf\ng",  # a table flattened one cell a line
+    "a\n\nb\n\nc\n\nd",
+]
+
+
+@pytest.mark.parametrize("axis", FLATTENED_AXES)
+def test_a_boards_axis_ends_the_reply(axis):
+    """A quoted board with nothing else to show it is quoted (no marker, header or `>`)."""
+    assert reply_text(f"b2-c3\n\n{axis}\n7\nx\no\n7\nc4\nchallenge ataxx bob@example.org\n") == "b2-c3"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a b c", "a\nb\nc", "a b d e", "a B c d", "a bc d e", "a1 b2 c3 d4", "a\nc4\nb\nc\nd", "a la carte\nb\nc\nd"],
+)
+def test_what_is_no_axis_is_kept(text):
+    assert reply_text(f"c4\n{text}\n") == f"c4\n{text}"
