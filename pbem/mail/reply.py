@@ -76,6 +76,12 @@ _END_ATTRIBUTION_RES = [
         r"^\*\s+.*\[[^\[\]]*\d[^\[\]]*\]\s*:$",  # mutt: "* Alice <alice@example.org> [2026-11-30 10:00]:"
     )
 ]
+# A reply header in any language, known only by its shape: it ends in a colon and holds an address,
+# or a year and a time of day.
+_ADDRESS_RE = re.compile(r"[^\s<>()\[\]]+@[^\s<>()\[\]]+\.\w+")
+_YEAR_RE = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+_TIME_RE = re.compile(r"(?<!\d)\d{1,2}[:.]\d{2}(?!\d)")
+_WRAPPED_MIN_CHARS = 50
 _DATE_OR_TIME_RE = re.compile(r"\d{1,2}:\d{2}|\d{4}|\d{1,2}[./-]\d{1,2}[./-]\d{2}")
 _ATTRIBUTION_MAX_CHARS = 400
 
@@ -154,6 +160,10 @@ def _reply_text(body: str) -> str:
                 i += span
                 continue
             break
+        span = _any_attribution_span(lines, i)
+        if span:  # a reply header in words we do not know, in front of a `>` quote
+            i += span
+            continue
         kept.append(line.rstrip())
         i += 1
 
@@ -211,6 +221,31 @@ def _attribution_span(lines: list[str], i: int) -> int:
             r.match(joined) for r in _END_ATTRIBUTION_RES
         ):
             return span
+    return 0
+
+
+def _any_attribution_span(lines: list[str], i: int) -> int:
+    """How many lines from i (one, or two when a client wrapped it) form a line that ends in a
+    colon, holds an address or a dated time, and stands right above a `>` quote: a reply header
+    in a language we have no words for (Hungarian, Turkish...). 0 if none."""
+    joined = ""
+    for span in (1, 2):
+        if i + span - 1 >= len(lines):
+            return 0
+        line = lines[i + span - 1].strip()
+        if not line or _QUOTED_RE.match(lines[i + span - 1]):
+            return 0
+        joined = f"{joined} {line}".strip()
+        if len(joined) > _ATTRIBUTION_MAX_CHARS:
+            return 0
+        if not joined.endswith((":", "：")):
+            if len(line) < _WRAPPED_MIN_CHARS:  # a line a client wrapped is long; a command is not
+                return 0
+            continue
+        dated = _ADDRESS_RE.search(joined) or (_YEAR_RE.search(joined) and _TIME_RE.search(joined))
+        if dated and _quote_follows(lines, i + span):
+            return span
+        return 0
     return 0
 
 

@@ -206,40 +206,64 @@ class Reply:
     headers: dict[str, str]
 
 
+# What a client writes above the quote, by language: English, and Hungarian, whose words the
+# reply cutter does not know (so only the HTML quote containers, or `>`, show where the quote is).
+ATTRIBUTIONS = {
+    "en": {
+        "gmail": "On Mon, 30 Nov 2026 at 10:00, pbem <{a}> wrote:",
+        "apple": "On 30 Nov 2026, at 10:00, pbem <{a}> wrote:",
+        "thunderbird": "On 30/11/2026 10:00, pbem wrote:",
+        "outlook": ("From", "Sent", "To", "Subject"),
+    },
+    "hu": {
+        "gmail": "pbem <{a}> ezt írta (időpont: 2026. nov. 30., H, 10:00):",
+        "apple": "2026. nov. 30. dátummal, 10:00 időpontban pbem <{a}> írta:",
+        "thunderbird": "2026. 11. 30. 10:00 keltezéssel, pbem írta:",
+        "outlook": ("Feladó", "Elküldve", "Címzett", "Tárgy"),
+    },
+}
+LANGUAGES = tuple(ATTRIBUTIONS)
+
+
+def _attribution(lang: str, client: str, mail: OurMail) -> str:
+    return str(ATTRIBUTIONS[lang][client]).format(a=mail.reply_to)
+
+
 def _top(top: str) -> str:
     """What the player typed, as the client's editor writes it."""
     return htmlmod.escape(top).replace("\n", "<br>")
 
 
-def _gmail(mail: OurMail, top: str) -> Reply:
-    attr = f"On Mon, 30 Nov 2026 at 10:00, pbem &lt;{mail.reply_to}&gt; wrote:"
+def _gmail(mail: OurMail, top: str, lang: str) -> Reply:
+    attr = htmlmod.escape(_attribution(lang, "gmail", mail), quote=False)
     html = (
         f'<div dir="ltr">{_top(top) or "<br>"}</div><br><div class="gmail_quote gmail_quote_container">'
         f'<div dir="ltr" class="gmail_attr">{attr}<br></div>'
         '<blockquote class="gmail_quote" style="margin:0px 0px 0px 0.8ex;border-left:1px solid rgb(204,204,204);'
         f'padding-left:1ex"><div><u></u>{mail.body_html()}</div></blockquote></div>'
     )
-    text = (
-        f"{top}\n\nOn Mon, 30 Nov 2026 at 10:00, pbem <{mail.reply_to}>\nwrote:\n\n"
-        f"{quote(flatten(mail.html(), 'lines'), 76)}\n"
-    )
+    attribution = _attribution(lang, "gmail", mail)
+    if lang == "en":  # Gmail wraps it before "wrote:"
+        attribution = attribution.replace("> wrote:", ">\nwrote:")
+    text = f"{top}\n\n{attribution}\n\n{quote(flatten(mail.html(), 'lines'), 76)}\n"
     return Reply("gmail", html, text, {"X-Mailer": ""})
 
 
-def _outlook_header(mail: OurMail) -> tuple[str, str]:
+def _outlook_header(mail: OurMail, lang: str) -> tuple[str, str]:
+    sender, sent, to, subject = ATTRIBUTIONS[lang]["outlook"]
     html = (
-        f"<b>From:</b> pbem &lt;{mail.reply_to}&gt;<br><b>Sent:</b> Monday, November 30, 2026 10:00 AM<br>"
-        f"<b>To:</b> {PLAYER[0]} &lt;{PLAYER[1]}&gt;<br><b>Subject:</b> {htmlmod.escape(mail.subject)}"
+        f"<b>{sender}:</b> pbem &lt;{mail.reply_to}&gt;<br><b>{sent}:</b> Monday, November 30, 2026 10:00 AM<br>"
+        f"<b>{to}:</b> {PLAYER[0]} &lt;{PLAYER[1]}&gt;<br><b>{subject}:</b> {htmlmod.escape(mail.subject)}"
     )
     text = (
-        f"From: pbem <{mail.reply_to}>\nSent: Monday, November 30, 2026 10:00 AM\n"
-        f"To: {PLAYER[0]} <{PLAYER[1]}>\nSubject: {mail.subject}"
+        f"{sender}: pbem <{mail.reply_to}>\n{sent}: Monday, November 30, 2026 10:00 AM\n"
+        f"{to}: {PLAYER[0]} <{PLAYER[1]}>\n{subject}: {mail.subject}"
     )
     return html, text
 
 
-def _outlook(mail: OurMail, top: str) -> Reply:
-    header_html, header_text = _outlook_header(mail)
+def _outlook(mail: OurMail, top: str, lang: str) -> Reply:
+    header_html, header_text = _outlook_header(mail, lang)
     html = (
         '<html><head><meta http-equiv="Content-Type" content="text/html; charset=utf-8">'
         '<style type="text/css" style="display:none;"> P {margin-top:0;margin-bottom:0;} </style></head>'
@@ -254,9 +278,9 @@ def _outlook(mail: OurMail, top: str) -> Reply:
     return Reply("outlook", html, text, {"X-MS-Has-Attach": "", "Thread-Topic": mail.subject})
 
 
-def _outlook_desktop(mail: OurMail, top: str) -> Reply:
+def _outlook_desktop(mail: OurMail, top: str, lang: str) -> Reply:
     """Outlook for Windows: Word's HTML, the header block in a bordered div, the mail pasted after it."""
-    header_html, header_text = _outlook_header(mail)
+    header_html, header_text = _outlook_header(mail, lang)
     html = (
         '<html xmlns:o="urn:schemas-microsoft-com:office:office"><head><meta name=Generator content="Microsoft Word 15">'
         "<style><!-- p.MsoNormal {margin:0cm;font-size:11.0pt;font-family:\"Calibri\",sans-serif;} --></style></head>"
@@ -271,8 +295,8 @@ def _outlook_desktop(mail: OurMail, top: str) -> Reply:
     return Reply("outlook_desktop", html, text, {"X-Mailer": "Microsoft Outlook 16.0"})
 
 
-def _apple(mail: OurMail, top: str) -> Reply:
-    attr = f"On 30 Nov 2026, at 10:00, pbem &lt;{mail.reply_to}&gt; wrote:"
+def _apple(mail: OurMail, top: str, lang: str) -> Reply:
+    attr = htmlmod.escape(_attribution(lang, "apple", mail), quote=False)
     html = (
         '<html aria-label="message body"><head><meta http-equiv="content-type" content="text/html; charset=utf-8">'
         '</head><body style="overflow-wrap: break-word; -webkit-nbsp-mode: space; line-break: after-white-space;">'
@@ -280,13 +304,13 @@ def _apple(mail: OurMail, top: str) -> Reply:
         f'<div>{attr}</div><br class="Apple-interchange-newline"><div>{mail.body_html()}</div></blockquote></div>'
         "<br></body></html>"
     )
-    attribution = f"On 30 Nov 2026, at 10:00, pbem <{mail.reply_to}> wrote:"
+    attribution = _attribution(lang, "apple", mail)
     text = f"{top}\n\n{quote([attribution, '', *flatten(mail.html(), 'tabs')])}\n\n"
     return Reply("apple", html, text, {"X-Mailer": "Apple Mail (2.3826.200.121)"})
 
 
-def _ios(mail: OurMail, top: str) -> Reply:
-    attr = f"On 30 Nov 2026, at 10:00, pbem &lt;{mail.reply_to}&gt; wrote:"
+def _ios(mail: OurMail, top: str, lang: str) -> Reply:
+    attr = htmlmod.escape(_attribution(lang, "apple", mail), quote=False)
     html = (
         '<html><head><meta http-equiv="content-type" content="text/html; charset=utf-8"></head><body dir="auto">'
         f'<div dir="ltr">{_top(top) or "<br>"}</div><div dir="ltr"><br></div>'
@@ -294,24 +318,25 @@ def _ios(mail: OurMail, top: str) -> Reply:
         f'<blockquote type="cite">{attr}<br><br></blockquote></div>'
         f'<blockquote type="cite"><div dir="ltr">{mail.body_html()}</div></blockquote></body></html>'
     )
-    attribution = f"On 30 Nov 2026, at 10:00, pbem <{mail.reply_to}> wrote:"
+    attribution = _attribution(lang, "apple", mail)
     text = f"{top}\n\nSent from my iPhone\n\n{quote([attribution, '', *flatten(mail.html(), 'lines')])}\n"
     return Reply("ios", html, text, {"X-Mailer": "iPhone Mail (22B83)"})
 
 
-def _thunderbird(mail: OurMail, top: str) -> Reply:
+def _thunderbird(mail: OurMail, top: str, lang: str) -> Reply:
+    attribution = _attribution(lang, "thunderbird", mail)
     html = (
         '<!DOCTYPE html>\n<html>\n  <head>\n    <meta http-equiv="Content-Type" content="text/html; charset=UTF-8">\n'
         f"  </head>\n  <body>\n    <p>{_top(top) or '<br>'}</p>\n"
-        '    <div class="moz-cite-prefix">On 30/11/2026 10:00, pbem wrote:<br>\n    </div>\n'
+        f'    <div class="moz-cite-prefix">{htmlmod.escape(attribution, quote=False)}<br>\n    </div>\n'
         f'    <blockquote type="cite" cite="mid:{mail.message_id.strip("<>")}">{_STYLE}{mail.body_html()}</blockquote>\n'
         "  </body>\n</html>\n"
     )
-    text = f"{top}\n\nOn 30/11/2026 10:00, pbem wrote:\n{quote(flatten(mail.html(), 'spaces'))}\n"
+    text = f"{top}\n\n{attribution}\n{quote(flatten(mail.html(), 'spaces'))}\n"
     return Reply("thunderbird", html, text, {"User-Agent": "Mozilla Thunderbird"})
 
 
-def _gmx(mail: OurMail, top: str) -> Reply:
+def _gmx(mail: OurMail, top: str, lang: str) -> Reply:
     """GMX and Web.de: the header block (Sent before From) inside a `<div name="quote">`."""
     html = (
         '<html><head></head><body><div style="font-family: Verdana;font-size: 12.0px;">'
@@ -330,14 +355,14 @@ def _gmx(mail: OurMail, top: str) -> Reply:
     return Reply("gmx", html, f"{top}\n\n\n{header}\n{flat}\n", {"X-UI-Message-Type": "mail"})
 
 
-def _pasted(mail: OurMail, top: str) -> Reply:
+def _pasted(mail: OurMail, top: str, lang: str) -> Reply:
     """A client that pastes our mail, flattened, below the reply with no header and no `>`."""
     html = f"<div>{_top(top) or '<br>'}</div><div><br></div><div>{mail.body_html()}</div>"
     flat = "\n".join(flatten(mail.html(), "spaces"))
     return Reply("pasted", html, f"{top}\n\n{flat}\n", {})
 
 
-CLIENTS: dict[str, Callable[[OurMail, str], Reply]] = {
+CLIENTS: dict[str, Callable[[OurMail, str, str], Reply]] = {
     "gmail": _gmail,
     "outlook": _outlook,
     "outlook_desktop": _outlook_desktop,
@@ -352,10 +377,13 @@ PASTED = _pasted
 FORMS = ("html", "alternative")  # HTML only; or multipart/alternative with the client's text part
 
 
-def reply(client: str, form: str, top: str, mail: OurMail | None = None, sender: str | None = None) -> bytes:
-    """The bytes of `client`'s reply to `mail` with `top` typed above the quote, as `form`."""
+def reply(
+    client: str, form: str, top: str, mail: OurMail | None = None, sender: str | None = None, lang: str = "en"
+) -> bytes:
+    """The bytes of `client`'s reply to `mail` with `top` typed above the quote, as `form`; the
+    client's own words (attribution, header labels) in `lang` (GMX writes German whatever it is)."""
     mail = mail or OurMail()
-    made = PASTED(mail, top) if client == "pasted" else CLIENTS[client](mail, top)
+    made = PASTED(mail, top, lang) if client == "pasted" else CLIENTS[client](mail, top, lang)
     msg = EmailMessage()
     msg["From"] = sender or f"{PLAYER[0]} <{PLAYER[1]}>"
     msg["To"] = f"pbem <{mail.reply_to}>"

@@ -92,3 +92,14 @@ def test_without_marker_or_header_the_flattened_board_still_ends_the_reply(form)
     reading = read("", text)
     assert [line.text for line in reading.lines] == ["b2-c3"]
     assert reading.ignored == ["Bob jumped b2-d4 and took 3 of your pieces. Your move, Alice (\u25cf)."]
+
+
+@pytest.mark.parametrize("top", ["b2-c3", ""], ids=["move", "empty"])
+@pytest.mark.parametrize("client, form", CASES)
+def test_a_client_in_a_language_we_have_no_words_for(client, form, top):
+    """A Hungarian attribution, and no marker in our mail: in HTML only the quote containers, in
+    text only the `>` marks, Outlook's rule and the board's axis show where the quote starts."""
+    mail = replace(OurMail(), marker=False)
+    text = text_of(reply(client, form, top, mail, lang="hu"))
+    assert text == top
+    assert read(f"Re: {mail.subject}", text).ignored == []

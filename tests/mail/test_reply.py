@@ -285,3 +285,40 @@ def test_a_boards_axis_ends_the_reply(axis):
 )
 def test_what_is_no_axis_is_kept(text):
     assert reply_text(f"c4\n{text}\n") == f"c4\n{text}"
+
+
+@pytest.mark.parametrize(
+    "attribution",
+    [
+        "pbem <game+7f3a9c2e41d0b8a5@pbem.example> ezt írta (időpont: 2026. nov. 30., H, 10:00):",
+        "pbem <game+7f3a9c2e41d0b8a5@pbem.example> ezt írta (időpont: 2026. nov.\n30., H, 10:00):",
+        "2026. 11. 30. 10:00 keltezéssel, pbem írta:",
+        "pbem <game+7f3a9c2e41d0b8a5@pbem.example>, 30 Kas 2026 Pzt, 10:00 tarihinde şunu yazdı:",
+    ],
+)
+def test_a_reply_header_in_unknown_words_before_a_quote_goes_with_it(attribution):
+    for body in (f"c4\n\n{attribution}\n{quoted(OUR_MAIL)}", f"{attribution}\n\n{quoted(OUR_MAIL)}\nc4\n"):
+        assert reply_text(body) == "c4"
+        assert "7f3a9c2e41d0b8a5" not in reply_text(body)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "challenge ataxx bob@example.org",  # right above a header of its own, with no blank line
+        "a7-c6, as on 30 Nov 2026 at 10:00",
+    ],
+)
+def test_a_players_line_above_an_unknown_header_is_kept(line):
+    body = f"{line}\n2026. 11. 30. 10:00 keltezéssel, pbem írta:\n{quoted(OUR_MAIL)}"
+    assert reply_text(body) == line
+
+
+@pytest.mark.parametrize("line", ["Look at this:", "My move is at 10:00:", "Since 2026:"])
+def test_a_line_ending_in_a_colon_before_a_quote_is_kept_unless_it_is_dated_or_addressed(line):
+    assert reply_text(f"c4\n{line}\n> a7-c6\n") == f"c4\n{line}"
+
+
+def test_an_addressed_line_ending_in_a_colon_before_a_quote_goes_with_it():
+    """The price of the rule above: such a line is taken for a reply header (it holds no command)."""
+    assert reply_text("c4\nI wrote to bob@example.org:\n> a7-c6\n") == "c4"
