@@ -228,6 +228,9 @@ def _any_attribution_span(lines: list[str], i: int) -> int:
     """How many lines from i (one, or two when a client wrapped it) form a line that ends in a
     colon, holds an address or a dated time, and stands right above a `>` quote: a reply header
     in a language we have no words for (Hungarian, Turkish...). 0 if none."""
+    first = lines[i].strip()
+    if len(first) < _WRAPPED_MIN_CHARS and not first.endswith((":", "：")):
+        return 0  # the common case, decided at once
     joined = ""
     for span in (1, 2):
         if i + span - 1 >= len(lines):
@@ -289,19 +292,16 @@ def is_ruled_header(lines: list[str], i: int) -> bool:
 def _is_board_axis(lines: list[str], i: int) -> bool:
     """A board's row of column letters (`a b c d ...`, `| A | B | C |`), or the same letters one a
     line as a client flattens a table's cells: a quoted board, of the ASCII or the HTML mail."""
-    letters = [w for w in re.split(r"[\s|>]+", lines[i].strip()) if w]
+    stripped = lines[i].lstrip(" \t|>")
+    if stripped[:1] not in ("a", "A"):
+        return False
+    letters = [w for w in re.split(r"[\s|>]+", stripped.strip()) if w]
     if len(letters) >= _AXIS_MIN:
         return _is_axis(letters)
     if letters != ["a"] and letters != ["A"]:
         return False
-    column = []
-    for line in lines[i:]:
-        if not line.strip():
-            continue
-        column.append(line.strip())
-        if len(column) == _AXIS_MIN:
-            break
-    return _is_axis(column)
+    column = [line.strip() for line in lines[i : i + 3 * _AXIS_MIN] if line.strip()]
+    return _is_axis(column[:_AXIS_MIN])
 
 
 def _is_axis(words: list[str]) -> bool:
