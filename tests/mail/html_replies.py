@@ -1,10 +1,11 @@
-"""Test-only: one of our mails as HTML, and the replies five mail clients make of it.
+"""Test-only: one of our mails as HTML, and the replies seven mail clients make of it.
 
 Our HTML mail shows the board as a table with coordinates, the instructions with example commands
 in `<code>` (one of them alone on its line, as a player would copy it), and the `-- ` footer. Each
 client quotes it its own way, in HTML (Gmail's `gmail_quote`, Outlook's `divRplyFwdMsg` after an
 `<hr>`, Outlook desktop's bordered From/Sent block, Apple's and iOS's `<blockquote type="cite">`,
-Thunderbird's `moz-cite-prefix`) and in the text/plain part it makes from that HTML: the quoted
+Thunderbird's `moz-cite-prefix`, GMX's `<div name="quote">` with its Sent-before-From header) and
+in the text/plain part it makes from that HTML: the quoted
 mail flattened, table cells on lines of their own or joined by tabs or spaces, `>`-quoted or (Outlook)
 pasted unquoted below a From/Sent block.
 
@@ -54,9 +55,12 @@ class OurMail:
     message_id: str = OUR_ID
     marker: bool = True  # the reply marker on top (the HTML template may or may not carry it)
     text_part: str | None = None  # the text/plain alternative; None: made from the same facts
+    html_part: str | None = None  # the HTML alternative as sent; None: the one written here
     rows: list[str] = field(default_factory=lambda: list(ROWS))
 
     def html(self) -> str:
+        if self.html_part is not None:
+            return self.html_part
         size = len(self.rows)
         letters = [chr(ord("a") + n) for n in range(len(self.rows[0]))]
         head = "<tr><th></th>" + "".join(f"<th>{c}</th>" for c in letters) + "<th></th></tr>"

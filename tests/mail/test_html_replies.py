@@ -1,4 +1,4 @@
-"""Replies to our HTML mails, as six clients quote them: only the player's own line is read.
+"""Replies to our HTML mails, as seven clients quote them: only the player's own line is read.
 
 The quoted mail holds a board table, example commands in `<code>` (one alone on its line, a whole
 `challenge` command in a `<pre>`), the footer and the player's token in the attribution; none of it

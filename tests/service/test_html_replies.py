@@ -1,7 +1,9 @@
-"""Replies to an HTML rendering of our real move mail, through the service: the move alone is played.
+"""Replies to our real move mail with an HTML part, through the service: the move alone is played.
 
-Six clients quote the mail their way (tests/mail/html_replies.py), HTML only or with their own text
-part; the answer plays the player's move, lists no quoted line as "not commands" and quotes no token.
+The HTML part is the one we sent, or while we send none, the test helper's rendering of the same
+mail. Seven clients quote it their way (tests/mail/html_replies.py), HTML only or with their own
+text part; the answer plays the player's move, lists no quoted line as "not commands" and quotes
+no token.
 """
 
 from __future__ import annotations
@@ -27,12 +29,14 @@ def _started(server) -> OurMail:
     server.say(BOB, "accept 1")
     started = server.last(ALICE)
     assert "your move" in started["Subject"]
+    html = started.get_body(preferencelist=("html",))
     return replace(
         OurMail(),
         subject=started["Subject"],
         reply_to=parseaddr(started["Reply-To"])[1],
         message_id=started["Message-ID"],
         text_part=text(started),
+        html_part=html.get_content() if html is not None else None,  # ours once we send one; else the helper's
     )
 
 
