@@ -5,9 +5,9 @@ in `<code>` (one of them alone on its line, as a player would copy it), and the 
 client quotes it its own way, in HTML (Gmail's `gmail_quote`, Outlook's `divRplyFwdMsg` after an
 `<hr>`, Outlook desktop's bordered From/Sent block, Apple's and iOS's `<blockquote type="cite">`,
 Thunderbird's `moz-cite-prefix`, GMX's `<div name="quote">` with its Sent-before-From header) and
-in the text/plain part it makes from that HTML: the quoted
-mail flattened, table cells on lines of their own or joined by tabs or spaces, `>`-quoted or (Outlook)
-pasted unquoted below a From/Sent block.
+in the text/plain part it makes from that HTML: the quoted mail flattened, table cells on lines of
+their own or joined by tabs or spaces, `>`-quoted or (Outlook, GMX) pasted unquoted below a header
+block.
 
 `python -m tests.mail.html_replies` rewrites the fixtures under `fixtures/html/` from this file.
 """
