@@ -123,6 +123,9 @@ _UNDERSCORES_RE = re.compile(r"^\s*_{10,}\s*$")  # Outlook's own rule: 32 unders
 # Any header line of a pasted mail, in any language: a short label, a colon, a value.
 _HEADER_LINE_RE = re.compile(r"^\s*\*?[^\W\d][\w .'-]{0,24}?\*?\s*[:：]\*?\s*\S")
 _AXIS_MIN = 4  # a board has at least this many columns: a b c d
+_BLOCK_MIN = 3  # header lines in a row that make a pasted mail's header block, words unknown
+# A header label: one to three words ("From", "Od koho", "보낸 사람"), a colon, a value.
+_LABEL_RE = re.compile(r"^\s*\*?([^\W\d][\w'-]*(?: [\w'-]+){0,2})\*?\s*[:：]\*?\s*\S")
 
 
 def reply_text(body: str) -> str:
@@ -151,6 +154,8 @@ def _reply_text(body: str) -> str:
         if stripped == "--" or stripped.lower() == _END_WORD:
             break
         if _SEPARATOR_RE.match(line) or _is_outlook_block(lines, i) or is_ruled_header(lines, i):
+            break
+        if _is_any_header_block(lines, i):
             break
         if _is_board_axis(lines, i):
             break
@@ -287,6 +292,21 @@ def is_ruled_header(lines: list[str], i: int) -> bool:
         return False
     following = [line for line in lines[i + 1 : i + 4] if line.strip()]
     return bool(following) and bool(_HEADER_LINE_RE.match(following[0]))
+
+
+def _is_any_header_block(lines: list[str], i: int) -> bool:
+    """Three or more "Label: value" lines in a row, with distinct labels and an address in one of
+    them: the header block of a mail pasted below the reply (Outlook for Windows in a language we
+    have no words for writes it with no rule above it)."""
+    labels = []
+    addressed = False
+    for line in lines[i : i + 8]:
+        match = _LABEL_RE.match(line)
+        if not match:
+            break
+        labels.append(match.group(1).lower())
+        addressed = addressed or bool(_ADDRESS_RE.search(line))
+    return len(labels) >= _BLOCK_MIN and len(set(labels)) == len(labels) and addressed
 
 
 def _is_board_axis(lines: list[str], i: int) -> bool:

@@ -322,3 +322,31 @@ def test_a_line_ending_in_a_colon_before_a_quote_is_kept_unless_it_is_dated_or_a
 def test_an_addressed_line_ending_in_a_colon_before_a_quote_goes_with_it():
     """The price of the rule above: such a line is taken for a reply header (it holds no command)."""
     assert reply_text("c4\nI wrote to bob@example.org:\n> a7-c6\n") == "c4"
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "Od: pbem <game+7f3a9c2e41d0b8a5@pbem.example>\nOdesláno: 30. listopadu 2026 10:00\nKomu: Alice\nPředmět: x",
+        "*Lähettäjä:* pbem <game+7f3a9c2e41d0b8a5@pbem.example>\n*Lähetetty:* 30. marraskuuta 2026\n*Vastaanottaja:* A",
+        "Nadawca: pbem <game+7f3a9c2e41d0b8a5@pbem.example>\nWysłane: poniedziałek\nDo: Alice\nTemat: x",
+    ],
+)
+def test_a_header_block_in_unknown_words_cuts_everything_after(block):
+    """Outlook for Windows puts no rule above it: three header lines, one with an address, suffice."""
+    body = f"c4\n\n{block}\n\n{OUR_MAIL}"
+    assert reply_text(body) == "c4"
+    assert reply_text(body.replace(MARKER, "")) == "c4"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Note: c4 is forced\nAsk: bob@example.org",  # two lines are not a block
+        "Note: c4 is forced\nPlan: take the corner\nThen: the edge",  # no address
+        "Me: c4\nYou: a7-c6\nMe: resign",  # repeated labels: a dialogue, not a header
+        "From: me\nTo: you\nRe: the game",  # no address
+    ],
+)
+def test_label_lines_of_the_players_own_are_kept(text):
+    assert reply_text(f"c4\n{text}\n") == f"c4\n{text}"
