@@ -12,13 +12,16 @@ chose. So the rules are few, ordered and conservative:
 2. Reply headers ("On ... wrote:" and its translations) in front of a `>` quote are dropped with it;
    in front of anything else (Outlook's From/Sent block, "-----Original Message-----", a header
    whose quote was already removed from HTML) they start the quote and everything after goes.
+   A reply header in words we do not know is known by its shape only where a `>` quote follows
+   it: one line (or a long one wrapped) ending in a colon, with an address or a dated time in it.
 3. `>` lines go; the signature line `-- ` and a line `end` stop the reading; trailing
    "Sent from my iPhone" lines go.
 4. A mail pasted below the reply without `>` (Outlook's text part, a client's text made from our
    HTML) also ends the reply where its header block starts: From and Sent/Date lines in either
-   order (GMX writes Sent first), or a rule of underscores followed by any "Word: value" line; and,
-   failing all else, where a board's axis of column letters starts (`a b c d`, or a table
-   flattened to one cell a line), since nothing after a quoted board is the player's.
+   order (GMX writes Sent first), a rule of underscores followed by any "Word: value" line, or
+   three "Label: value" lines in a row with an address among them; and, failing all else, where
+   a board's axis of column letters starts (`a b c d`, or a table flattened to one cell a line),
+   since nothing after a quoted board is the player's.
 """
 
 from __future__ import annotations
