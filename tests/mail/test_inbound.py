@@ -503,7 +503,9 @@ def test_random_bytes_never_raise(raw):
     check_envelope(parse(raw), raw)
 
 
-FIXTURE_BYTES = [load(name) for name in sorted(EXPECTED)]
+FIXTURE_BYTES = [load(name) for name in sorted(EXPECTED)] + [  # and the replies to our HTML mail
+    path.read_bytes() for path in sorted((FIXTURES / "html").glob("*.eml"))
+]
 
 
 @st.composite
