@@ -24,6 +24,7 @@ from inscriptis.css_profiles import CSS_PROFILES
 from inscriptis.model.config import ParserConfig
 
 from pbem.mail.headers import control_share
+from pbem.mail.reply import is_ruled_header
 
 log = logging.getLogger(__name__)
 
@@ -268,15 +269,27 @@ def _quoted(depth: int, content: str) -> str:
 
 # --- HTML ----------------------------------------------------------------------------------------
 
-_QUOTE_XPATH = (
-    "//blockquote"
-    " | //*[contains(concat(' ', normalize-space(@class), ' '), ' gmail_quote ')]"
-    " | //*[contains(concat(' ', normalize-space(@class), ' '), ' moz-cite-prefix ')]"
-    " | //*[contains(concat(' ', normalize-space(@class), ' '), ' yahoo_quoted ')]"
-    " | //*[contains(concat(' ', normalize-space(@class), ' '), ' protonmail_quote ')]"
+def _has_class(name: str) -> str:
+    return f"//*[contains(concat(' ', normalize-space(@class), ' '), ' {name} ')]"
+
+
+# The containers clients put a quoted mail in: Apple, iOS and Thunderbird (blockquote), Gmail,
+# Thunderbird's attribution, Yahoo, Proton, Zoho, Outlook for Mac, GMX and Web.de.
+_QUOTE_XPATH = " | ".join(
+    [
+        "//blockquote",
+        *(_has_class(name) for name in ("gmail_quote", "gmail_extra", "moz-cite-prefix", "yahoo_quoted",
+                                         "protonmail_quote", "zmail_extra")),
+        "//*[@id='mail-editor-reference-message-container']",
+        "//div[@name='quote']",
+    ]
 )
-# Outlook puts these right before the quoted mail, as siblings: the quote is everything after them.
-_CUT_XPATH = "//*[@id='divRplyFwdMsg' or @id='appendonsend']"
+# Outlook (and old Hotmail) put these right before the quoted mail, as siblings: the quote is
+# everything after them.
+_CUT_XPATH = "//*[@id='divRplyFwdMsg' or @id='appendonsend' or @id='stopSpelling']"
+# A horizontal rule becomes the rule of underscores Outlook writes in text, so that a header block
+# below it ends the reply in any language (reply.py).
+_RULE_TEXT = "_" * 32
 
 
 def html_to_text(html: str) -> str:
@@ -292,11 +305,29 @@ def html_to_text(html: str) -> str:
         for element in doc.xpath(_QUOTE_XPATH):
             if element.getparent() is not None:
                 element.drop_tree()
+        for rule in doc.iter("hr"):
+            rule.tag, rule.text = "div", _RULE_TEXT
+            rule.attrib.clear()
         text = Inscriptis(doc, ParserConfig(css=CSS_PROFILES["strict"])).get_text()
     except (lxml.etree.LxmlError, ValueError, TypeError, RecursionError) as exc:
         log.debug("HTML body unreadable: %s: %s", type(exc).__name__, exc)
         return ""
-    return text[:MAX_TEXT_BYTES]
+    return _rules_before_headers(text[:MAX_TEXT_BYTES])
+
+
+def _rules_before_headers(text: str) -> str:
+    """Keep a rule only where a header block follows it (where it marks a pasted mail)."""
+    lines = text.split("\n")
+    kept: list[str] = []
+    dropped = False
+    for n, line in enumerate(lines):
+        if line.strip() == _RULE_TEXT and not is_ruled_header(lines, n):
+            dropped = True
+            continue
+        if not (dropped and not line.strip() and kept and not kept[-1].strip()):
+            kept.append(line)  # the rule's own blank lines go with it
+        dropped = dropped and not line.strip()
+    return "\n".join(kept)
 
 
 def _drop_from(element: lxml.html.HtmlElement) -> None:

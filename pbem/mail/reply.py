@@ -12,8 +12,16 @@ chose. So the rules are few, ordered and conservative:
 2. Reply headers ("On ... wrote:" and its translations) in front of a `>` quote are dropped with it;
    in front of anything else (Outlook's From/Sent block, "-----Original Message-----", a header
    whose quote was already removed from HTML) they start the quote and everything after goes.
+   A reply header in words we do not know is known by its shape only where a `>` quote follows
+   it: one line (or a long one wrapped) ending in a colon, with an address or a dated time in it.
 3. `>` lines go; the signature line `-- ` and a line `end` stop the reading; trailing
    "Sent from my iPhone" lines go.
+4. A mail pasted below the reply without `>` (Outlook's text part, a client's text made from our
+   HTML) also ends the reply where its header block starts: From and Sent/Date lines in either
+   order (GMX writes Sent first), a rule of underscores followed by any "Word: value" line, or
+   three "Label: value" lines in a row with an address among them; and, failing all else, where
+   a board's axis of column letters starts (`a b c d`, or a table flattened to one cell a line),
+   since nothing after a quoted board is the player's.
 """
 
 from __future__ import annotations
@@ -71,6 +79,12 @@ _END_ATTRIBUTION_RES = [
         r"^\*\s+.*\[[^\[\]]*\d[^\[\]]*\]\s*:$",  # mutt: "* Alice <alice@example.org> [2026-11-30 10:00]:"
     )
 ]
+# A reply header in any language, known only by its shape: it ends in a colon and holds an address,
+# or a year and a time of day.
+_ADDRESS_RE = re.compile(r"[^\s<>()\[\]]+@[^\s<>()\[\]]+\.\w+")
+_YEAR_RE = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+_TIME_RE = re.compile(r"(?<!\d)\d{1,2}[:.]\d{2}(?!\d)")
+_WRAPPED_MIN_CHARS = 50
 _DATE_OR_TIME_RE = re.compile(r"\d{1,2}:\d{2}|\d{4}|\d{1,2}[./-]\d{1,2}[./-]\d{2}")
 _ATTRIBUTION_MAX_CHARS = 400
 
@@ -108,6 +122,13 @@ _MOBILE_FOOTER_RE = re.compile(
 )
 _MOBILE_FOOTER_MAX_CHARS = 80
 _RULE_RE = re.compile(r"^\s*[_\-=]{5,}\s*$")  # "______" Outlook puts above its header block
+_UNDERSCORES_RE = re.compile(r"^\s*_{10,}\s*$")  # Outlook's own rule: 32 underscores
+# Any header line of a pasted mail, in any language: a short label, a colon, a value.
+_HEADER_LINE_RE = re.compile(r"^\s*\*?[^\W\d][\w .'-]{0,24}?\*?\s*[:：]\*?\s*\S")
+_AXIS_MIN = 4  # a board has at least this many columns: a b c d
+_BLOCK_MIN = 3  # header lines in a row that make a pasted mail's header block, words unknown
+# A header label: one to three words ("From", "Od koho", "보낸 사람"), a colon, a value.
+_LABEL_RE = re.compile(r"^\s*\*?([^\W\d][\w'-]*(?: [\w'-]+){0,2})\*?\s*[:：]\*?\s*\S")
 
 
 def reply_text(body: str) -> str:
@@ -135,7 +156,11 @@ def _reply_text(body: str) -> str:
         stripped = line.strip()
         if stripped == "--" or stripped.lower() == _END_WORD:
             break
-        if _SEPARATOR_RE.match(line) or _is_outlook_block(lines, i):
+        if _SEPARATOR_RE.match(line) or _is_outlook_block(lines, i) or is_ruled_header(lines, i):
+            break
+        if _is_any_header_block(lines, i):
+            break
+        if _is_board_axis(lines, i):
             break
         span = _attribution_span(lines, i)
         if span:
@@ -143,6 +168,10 @@ def _reply_text(body: str) -> str:
                 i += span
                 continue
             break
+        span = _any_attribution_span(lines, i)
+        if span:  # a reply header in words we do not know, in front of a `>` quote
+            i += span
+            continue
         kept.append(line.rstrip())
         i += 1
 
@@ -203,6 +232,34 @@ def _attribution_span(lines: list[str], i: int) -> int:
     return 0
 
 
+def _any_attribution_span(lines: list[str], i: int) -> int:
+    """How many lines from i (one, or two when a client wrapped it) form a line that ends in a
+    colon, holds an address or a dated time, and stands right above a `>` quote: a reply header
+    in a language we have no words for (Hungarian, Turkish...). 0 if none."""
+    first = lines[i].strip()
+    if len(first) < _WRAPPED_MIN_CHARS and not first.endswith((":", "：")):
+        return 0  # the common case, decided at once
+    joined = ""
+    for span in (1, 2):
+        if i + span - 1 >= len(lines):
+            return 0
+        line = lines[i + span - 1].strip()
+        if not line or _QUOTED_RE.match(lines[i + span - 1]):
+            return 0
+        joined = f"{joined} {line}".strip()
+        if len(joined) > _ATTRIBUTION_MAX_CHARS:
+            return 0
+        if not joined.endswith((":", "：")):
+            if len(line) < _WRAPPED_MIN_CHARS:  # a line a client wrapped is long; a command is not
+                return 0
+            continue
+        dated = _ADDRESS_RE.search(joined) or (_YEAR_RE.search(joined) and _TIME_RE.search(joined))
+        if dated and _quote_follows(lines, i + span):
+            return span
+        return 0
+    return 0
+
+
 def _quote_follows(lines: list[str], i: int) -> bool:
     """Is the next non-blank line from i a `>` quote?"""
     while i < len(lines) and not lines[i].strip():
@@ -211,16 +268,73 @@ def _quote_follows(lines: list[str], i: int) -> bool:
 
 
 def _is_outlook_block(lines: list[str], i: int) -> bool:
-    """A From: line followed, within a few lines, by a Sent:/Date: line starts a quoted mail."""
-    if not _FROM_RE.match(lines[i]):
+    """A From: line and a Sent:/Date: line, in either order and within a few lines, start a
+    quoted mail (Outlook writes From first, GMX and Web.de write Sent first)."""
+    if _FROM_RE.match(lines[i]):
+        other = _SENT_RE
+    elif _SENT_RE.match(lines[i]):
+        other = _FROM_RE
+    else:
         return False
     seen = 0
     for line in lines[i + 1 : i + 6]:
         if not line.strip():
             continue
-        if _SENT_RE.match(line):
+        if other.match(line):
             return True
         seen += 1
         if seen >= 2:  # Outlook puts To: or Sent: right after From:; allow one line in between
             return False
     return False
+
+
+def is_ruled_header(lines: list[str], i: int) -> bool:
+    """Whether line i is Outlook's rule of underscores with a header line ("Word: value") right
+    below it: the header block of a pasted mail, in a language whose words we do not know."""
+    if not _UNDERSCORES_RE.match(lines[i]):
+        return False
+    following = [line for line in lines[i + 1 : i + 4] if line.strip()]
+    return bool(following) and bool(_HEADER_LINE_RE.match(following[0]))
+
+
+def _is_any_header_block(lines: list[str], i: int) -> bool:
+    """Three or more "Label: value" lines in a row, with distinct labels and an address in one of
+    them: the header block of a mail pasted below the reply (Outlook for Windows in a language we
+    have no words for writes it with no rule above it)."""
+    labels = []
+    addressed = False
+    for line in lines[i : i + 8]:
+        match = _LABEL_RE.match(line)
+        if not match:
+            break
+        labels.append(match.group(1).lower())
+        addressed = addressed or bool(_ADDRESS_RE.search(line))
+    return len(labels) >= _BLOCK_MIN and len(set(labels)) == len(labels) and addressed
+
+
+def _is_board_axis(lines: list[str], i: int) -> bool:
+    """A board's row of column letters (`a b c d ...`, `| A | B | C |`), or the same letters one a
+    line as a client flattens a table's cells: a quoted board, of the ASCII or the HTML mail."""
+    stripped = lines[i].lstrip(" \t|>")
+    if stripped[:1] not in ("a", "A"):
+        return False
+    letters = [w for w in re.split(r"[\s|>]+", stripped.strip()) if w]
+    if len(letters) >= _AXIS_MIN:
+        return _is_axis(letters)
+    if letters != ["a"] and letters != ["A"]:
+        return False
+    column = [line.strip() for line in lines[i : i + 3 * _AXIS_MIN] if line.strip()]
+    return _is_axis(column[:_AXIS_MIN])
+
+
+def _is_axis(words: list[str]) -> bool:
+    """Single letters in order from a, as board columns are named (Go's axis skips i)."""
+    if len(words) < _AXIS_MIN or words[0].lower() != "a":
+        return False
+    for prev, word in zip(words, words[1:], strict=False):
+        if len(word) != 1 or not word.isascii() or not word.isalpha() or word.islower() != prev.islower():
+            return False
+        step = ord(word.lower()) - ord(prev.lower())
+        if step != 1 and not (step == 2 and prev.lower() == "h"):
+            return False
+    return True

@@ -503,7 +503,9 @@ def test_random_bytes_never_raise(raw):
     check_envelope(parse(raw), raw)
 
 
-FIXTURE_BYTES = [load(name) for name in sorted(EXPECTED)]
+FIXTURE_BYTES = [load(name) for name in sorted(EXPECTED)] + [  # and the replies to our HTML mail
+    path.read_bytes() for path in sorted((FIXTURES / "html").glob("*.eml"))
+]
 
 
 @st.composite
@@ -540,3 +542,19 @@ def test_message_type_is_stdlib_compatible():
     msg.set_payload("a7-c6\n")
     env = parse(msg.as_bytes())
     assert (env.sender, env.subject, env.text) == ("bob@example.org", "x", "a7-c6")
+
+
+@pytest.mark.parametrize(
+    "html, text",
+    [
+        ('<div>c4</div><div id="mail-editor-reference-message-container"><div>From: x</div>a7-c6</div>', "c4"),
+        ('<div>c4</div><div name="quote"><b>Gesendet:</b> x<br>a7-c6</div>', "c4"),
+        ('<div>c4</div><hr id="stopSpelling"><div>From: x</div><div>a7-c6</div>', "c4"),
+        ('<div>c4</div><div class="gmail_extra"><div>a7-c6</div></div>', "c4"),
+        # a rule above a header block ends the reply in any language; a rule alone is left out
+        ("<p>c4</p><hr><p><b>Küldő:</b> pbem<br><b>Dátum:</b> 2026</p><p>a7-c6</p>", "c4"),
+        ("<p>c4</p><hr><p>Alice</p>", "c4\n\nAlice"),
+    ],
+)
+def test_more_quote_containers_and_rules(html, text):
+    assert parse(mail({"Content-Type": "text/html; charset=utf-8"}, html)).text == text

@@ -246,3 +246,107 @@ def test_never_raises_on_structured_noise(lines):
     text = reply_text("\n".join(lines))
     assert MARKER not in text
     assert "a7-c6" not in text
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        # GMX and Web.de: Sent before From
+        'Gesendet: Montag, 30. November 2026 um 10:00 Uhr\nVon: "pbem" <game@pbem.example>\nAn: klaus@gmx.de',
+        "Sent: Monday, November 30, 2026 at 10:00 AM\nFrom: pbem <game@pbem.example>",
+        # Outlook's rule above a header block in a language we have no words for
+        "________________________________\nKüldő: pbem <game@pbem.example>\nDátum: 2026. november 30.",
+        "________________________________\n\n*Gönderen:* pbem <game@pbem.example>",
+    ],
+)
+def test_header_blocks_in_any_order_or_language_cut_everything_after(block):
+    assert reply_text(f"a1-c3\n\n{block}\n\nc4\n\n{BOARD}") == "a1-c3"
+
+
+FLATTENED_AXES = [
+    "      a b c d e f g",  # our ASCII board
+    "\ta\tb\tc\td\te\tf\tg",  # a table, cells joined by tabs
+    "| a | b | c | d | e |",
+    "A B C D E F G H J K L M N O P Q R S T",  # Go's axis skips I
+    "a\nb\nc\nd\ne\nf\ng",  # a table flattened one cell a line
+    "a\n\nb\n\nc\n\nd",
+]
+
+
+@pytest.mark.parametrize("axis", FLATTENED_AXES)
+def test_a_boards_axis_ends_the_reply(axis):
+    """A quoted board with nothing else to show it is quoted (no marker, header or `>`)."""
+    assert reply_text(f"b2-c3\n\n{axis}\n7\nx\no\n7\nc4\nchallenge ataxx bob@example.org\n") == "b2-c3"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a b c", "a\nb\nc", "a b d e", "a B c d", "a bc d e", "a1 b2 c3 d4", "a\nc4\nb\nc\nd", "a la carte\nb\nc\nd"],
+)
+def test_what_is_no_axis_is_kept(text):
+    assert reply_text(f"c4\n{text}\n") == f"c4\n{text}"
+
+
+@pytest.mark.parametrize(
+    "attribution",
+    [
+        "pbem <game+7f3a9c2e41d0b8a5@pbem.example> ezt írta (időpont: 2026. nov. 30., H, 10:00):",
+        "pbem <game+7f3a9c2e41d0b8a5@pbem.example> ezt írta (időpont: 2026. nov.\n30., H, 10:00):",
+        "2026. 11. 30. 10:00 keltezéssel, pbem írta:",
+        "pbem <game+7f3a9c2e41d0b8a5@pbem.example>, 30 Kas 2026 Pzt, 10:00 tarihinde şunu yazdı:",
+    ],
+)
+def test_a_reply_header_in_unknown_words_before_a_quote_goes_with_it(attribution):
+    for body in (f"c4\n\n{attribution}\n{quoted(OUR_MAIL)}", f"{attribution}\n\n{quoted(OUR_MAIL)}\nc4\n"):
+        assert reply_text(body) == "c4"
+        assert "7f3a9c2e41d0b8a5" not in reply_text(body)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "challenge ataxx bob@example.org",  # right above a header of its own, with no blank line
+        "a7-c6, as on 30 Nov 2026 at 10:00",
+    ],
+)
+def test_a_players_line_above_an_unknown_header_is_kept(line):
+    body = f"{line}\n2026. 11. 30. 10:00 keltezéssel, pbem írta:\n{quoted(OUR_MAIL)}"
+    assert reply_text(body) == line
+
+
+@pytest.mark.parametrize("line", ["Look at this:", "My move is at 10:00:", "Since 2026:"])
+def test_a_line_ending_in_a_colon_before_a_quote_is_kept_unless_it_is_dated_or_addressed(line):
+    assert reply_text(f"c4\n{line}\n> a7-c6\n") == f"c4\n{line}"
+
+
+def test_an_addressed_line_ending_in_a_colon_before_a_quote_goes_with_it():
+    """The price of the rule above: such a line is taken for a reply header (it holds no command)."""
+    assert reply_text("c4\nI wrote to bob@example.org:\n> a7-c6\n") == "c4"
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "Od: pbem <game+7f3a9c2e41d0b8a5@pbem.example>\nOdesláno: 30. listopadu 2026 10:00\nKomu: Alice\nPředmět: x",
+        "*Lähettäjä:* pbem <game+7f3a9c2e41d0b8a5@pbem.example>\n*Lähetetty:* 30. marraskuuta 2026\n*Vastaanottaja:* A",
+        "Nadawca: pbem <game+7f3a9c2e41d0b8a5@pbem.example>\nWysłane: poniedziałek\nDo: Alice\nTemat: x",
+    ],
+)
+def test_a_header_block_in_unknown_words_cuts_everything_after(block):
+    """Outlook for Windows puts no rule above it: three header lines, one with an address, suffice."""
+    body = f"c4\n\n{block}\n\n{OUR_MAIL}"
+    assert reply_text(body) == "c4"
+    assert reply_text(body.replace(MARKER, "")) == "c4"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Note: c4 is forced\nAsk: bob@example.org",  # two lines are not a block
+        "Note: c4 is forced\nPlan: take the corner\nThen: the edge",  # no address
+        "Me: c4\nYou: a7-c6\nMe: resign",  # repeated labels: a dialogue, not a header
+        "From: me\nTo: you\nRe: the game",  # no address
+    ],
+)
+def test_label_lines_of_the_players_own_are_kept(text):
+    assert reply_text(f"c4\n{text}\n") == f"c4\n{text}"
