@@ -6,6 +6,10 @@ vacations of the player on move, weekends off (in that player's zone) and any ti
 admin added. A day on the clock is 24 hours of running time, so a DST switch neither gives
 nor takes an hour (the deadline's wall-clock time moves by that hour instead).
 
+What is stored is when the clock next needs looking at (`Game.clock_due_at`, from
+`next_event`), so that the daemon's round reads only the games that are due. Whatever
+changes a deadline or sends a reminder calls `reschedule` in the same transaction.
+
 The daemon's round over the games (reminders and forfeits) is `pbem.timekeeper`; this
 module is the arithmetic and the records it reads.
 """
@@ -14,16 +18,16 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from sqlmodel import Session, select
+from sqlmodel import Session, or_, select
 
 from pbem.errors import ClockError
-from pbem.models import Game, Player, Vacation
+from pbem.models import Game, Player, Reminder, Vacation
 from pbem.wallclock import now
 
 MIN_DAYS, MAX_DAYS = 1, 30  # the time controls a challenge may choose (days=)
@@ -215,6 +219,44 @@ def game_deadline(session: Session, game: Game) -> datetime | None:
     return _deadline(game, mover, vacations(session, mover.id, game.turn_started_at))
 
 
+def next_event(session: Session, game: Game, reminders: Sequence[float]) -> datetime | None:
+    """When the clock round must next look at the game: the earliest of its deadline and the
+    reminder points (`reminders`, hours before it) not yet sent for this turn; None for a
+    game with no clock running. A point before the turn began is left out: it is never
+    mailed on its own (the round records it with the next point it mails)."""
+    until = game_deadline(session, game)
+    if until is None:
+        return None
+    points = {h: until - timedelta(hours=h) for h in reminders}
+    points = {h: at for h, at in points.items() if at > game.turn_started_at}
+    if points:
+        query = select(Reminder.hours).where(Reminder.game_id == game.id, Reminder.ply == game.ply)
+        for hours in session.exec(query):
+            points.pop(hours, None)
+    return min([until, *points.values()])
+
+
+def reschedule(session: Session, game: Game, reminders: Sequence[float]) -> datetime | None:
+    """Store the game's next clock event (see `next_event`); returns it."""
+    game.clock_due_at = next_event(session, game, reminders)
+    session.add(game)
+    return game.clock_due_at
+
+
+def reschedule_player(session: Session, player: Player, reminders: Sequence[float]) -> None:
+    """After a change of the player's vacations or zone: every game of theirs in progress,
+    each locked and read afresh first (a move in it may be committing)."""
+    query = (
+        select(Game)
+        .where(Game.status == "active", or_(Game.player0_id == player.id, Game.player1_id == player.id))
+        .order_by(Game.id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    )
+    for game in session.exec(query):
+        reschedule(session, game, reminders)
+
+
 def _deadline(game: Game, mover: Player, holidays: list[Vacation]) -> datetime:
     return deadline(
         game.turn_started_at,
@@ -254,4 +296,4 @@ def add_time(game: Game, days: float) -> None:
         )
     if days <= 0:
         raise ClockError("Give a positive number of days.", code="clock.days_not_positive")
-    game.clock_credit += int(days * 86400)
+    game.clock_credit += int(days * 86400)  # the caller reschedules: it knows the reminder points

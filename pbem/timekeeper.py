@@ -1,8 +1,13 @@
 """The daemon's clock round: reminders before a deadline, a loss on time after it.
 
-Every `clock_interval` seconds the daemon calls `tick`: each due reminder is sent once (a
-`Reminder` row per game, turn and point makes that survive restarts) and an overdue game
-ends through `games.finish`, each game in one transaction with the mails it queues.
+Every `clock_interval` seconds the daemon calls `tick`. Each game stores when its clock
+next needs looking at (`Game.clock_due_at`, see `clock.next_event`), so a round reads only
+the games due, through an index: a round with nothing due is one query, however many games
+are in progress. Each due game is then handled in its own transaction, which locks it and
+checks again that it is due (another daemon may have handled it): each due reminder is sent
+once (a `Reminder` row per game, turn and point makes that survive restarts), an overdue
+game ends through `games.finish`, and the game's next event is stored, all with the mails
+it queues.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, update
 from sqlmodel import Session, select
 
 from pbem import clock, notify, post
@@ -25,6 +30,8 @@ from pbem.wallclock import now
 
 log = logging.getLogger(__name__)
 
+BATCH = 500  # due games read per query; a round goes on until none is left
+
 
 @dataclass(frozen=True)
 class Round:
@@ -36,20 +43,65 @@ class Round:
 
 def tick(engine: Engine, settings: Settings, templates: Templates | None = None) -> Round:
     """Send due reminders and end overdue games; each game in its own transaction."""
-    templates = templates or guarded_templates(settings)
-    with Session(engine) as session:
-        ids = session.exec(select(Game.id).where(Game.status == "active").order_by(Game.id)).all()
+    at = now()
+    seen: set[int] = set()
     reminders = forfeits = 0
-    for game_id in ids:
-        try:
-            with transaction(engine) as session:
-                done = _check(session, settings, templates, session.get(Game, game_id), now())
-        except Exception:  # one broken game must not stop the clock of the others
-            log.exception("clock: game #%s failed", game_id)
-            continue
-        reminders += done == "reminder"
-        forfeits += done == "forfeit"
-    return Round(reminders, forfeits)
+    while True:
+        ids = _due(engine, at)
+        fresh = [game_id for game_id in ids if game_id not in seen]
+        if fresh and templates is None:
+            templates = guarded_templates(settings)
+        for game_id in fresh:
+            try:
+                with transaction(engine) as session:
+                    done = _handle(session, settings, templates, game_id, at)
+            except Exception:  # one broken game must not stop the clock of the others
+                log.exception("clock: game #%s failed", game_id)
+                _retry_later(engine, game_id, at + timedelta(seconds=settings.clock_interval))
+                continue
+            reminders += done == "reminder"
+            forfeits += done == "forfeit"
+        seen.update(fresh)
+        if len(ids) < BATCH or not fresh:  # a game another daemon holds may come back: seen once is enough
+            return Round(reminders, forfeits)
+
+
+def _due(engine: Engine, at: datetime) -> list[int]:
+    """The next games due at `at`, soonest first (a read through ix_game_status_clock_due_at)."""
+    query = (
+        select(Game.id)
+        .where(Game.status == "active", Game.clock_due_at <= at)
+        .order_by(Game.clock_due_at, Game.id)
+        .limit(BATCH)
+    )
+    with Session(engine) as session:
+        return list(session.exec(query))
+
+
+def _handle(session: Session, settings: Settings, templates: Templates, game_id: int, at: datetime) -> str | None:
+    """One due game, locked and read afresh: skipped when another daemon holds it or has
+    handled it; else checked, and its next event stored."""
+    query = (
+        select(Game)
+        .where(Game.id == game_id)
+        .with_for_update(skip_locked=True)
+        .execution_options(populate_existing=True)
+    )
+    game = session.exec(query).first()
+    if game is None or game.status != "active" or game.clock_due_at is None or game.clock_due_at > at:
+        return None
+    done = _check(session, settings, templates, game, now())
+    clock.reschedule(session, game, settings.reminders)  # past what was just done: never due again at once
+    return done
+
+
+def _retry_later(engine: Engine, game_id: int, at: datetime) -> None:
+    """A game whose check failed waits for a later round instead of holding up this one."""
+    try:
+        with transaction(engine) as session:
+            session.exec(update(Game).where(Game.id == game_id, Game.status == "active").values(clock_due_at=at))
+    except Exception:
+        log.exception("clock: game #%s could not be put off", game_id)
 
 
 def _check(session: Session, settings: Settings, templates: Templates, game: Game, at: datetime) -> str | None:
@@ -79,6 +131,6 @@ def _check(session: Session, settings: Settings, templates: Templates, game: Gam
 def extend(session: Session, settings: Settings, templates: Templates, game: Game, days: float, reason: str) -> None:
     """The operator gives the player on move more time; both players are told the new deadline."""
     clock.add_time(game, days)
-    session.add(game)
+    clock.reschedule(session, game, settings.reminders)
     session.flush()
     post.post(session, settings, templates, notify.tell(session, "extended", game, days=days, reason=reason))
