@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import Engine, update
 from sqlmodel import Session, select
+from sqlmodel.sql.expression import SelectOfScalar
 
 from pbem import clock, notify, post
 from pbem import games as G
@@ -67,15 +68,19 @@ def tick(engine: Engine, settings: Settings, templates: Templates | None = None)
 
 
 def _due(engine: Engine, at: datetime) -> list[int]:
-    """The next games due at `at`, soonest first (a read through ix_game_status_clock_due_at)."""
-    query = (
+    """The next games due at `at`, soonest first."""
+    with Session(engine) as session:
+        return list(session.exec(_due_query(at)))
+
+
+def _due_query(at: datetime) -> SelectOfScalar[int]:
+    """Read through ix_game_status_clock_due_at, in its order: no game that is not due is read."""
+    return (
         select(Game.id)
         .where(Game.status == "active", Game.clock_due_at <= at)
         .order_by(Game.clock_due_at, Game.id)
         .limit(BATCH)
     )
-    with Session(engine) as session:
-        return list(session.exec(query))
 
 
 def _handle(session: Session, settings: Settings, templates: Templates, game_id: int, at: datetime) -> str | None:
