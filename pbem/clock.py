@@ -19,6 +19,7 @@ from __future__ import annotations
 import difflib
 import math
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from functools import lru_cache
 from typing import Any
@@ -219,25 +220,47 @@ def game_deadline(session: Session, game: Game) -> datetime | None:
     return _deadline(game, mover, vacations(session, mover.id, game.turn_started_at))
 
 
-def next_event(session: Session, game: Game, reminders: Sequence[float]) -> datetime | None:
-    """When the clock round must next look at the game: the earliest of its deadline and the
-    reminder points (`reminders`, hours before it) not yet sent for this turn; None for a
-    game with no clock running. A point before the turn began is left out: it is never
-    mailed on its own (the round records it with the next point it mails)."""
-    until = game_deadline(session, game)
-    if until is None:
+@dataclass
+class TurnClock:
+    """The clock of a game's current turn: who is on move, the deadline, and the reminder
+    points not yet sent (hours before the deadline -> the moment)."""
+
+    mover: Player
+    started: datetime
+    deadline: datetime
+    unsent: dict[float, datetime]
+
+    def next_event(self) -> datetime:
+        """The earliest of the deadline and the unsent reminder points inside the turn. A
+        point before the turn began is left out: it is never mailed on its own (the round
+        records it with the next point it mails)."""
+        return min([self.deadline, *(at for at in self.unsent.values() if at > self.started)])
+
+
+def turn_clock(session: Session, game: Game, reminders: Sequence[float]) -> TurnClock | None:
+    """The current turn's clock, or None for a game that is over (or has no clock)."""
+    if game.status != "active" or game.turn_started_at is None:
         return None
-    points = {h: until - timedelta(hours=h) for h in reminders}
-    points = {h: at for h, at in points.items() if at > game.turn_started_at}
-    if points:
+    mover = session.get(Player, game.player_id(game.turn))
+    until = _deadline(game, mover, vacations(session, mover.id, game.turn_started_at))
+    unsent = {h: until - timedelta(hours=h) for h in reminders}
+    if unsent:
         query = select(Reminder.hours).where(Reminder.game_id == game.id, Reminder.ply == game.ply)
         for hours in session.exec(query):
-            points.pop(hours, None)
-    return min([until, *points.values()])
+            unsent.pop(hours, None)
+    return TurnClock(mover, game.turn_started_at, until, unsent)
+
+
+def next_event(session: Session, game: Game, reminders: Sequence[float]) -> datetime | None:
+    """When the clock round must next look at the game (`TurnClock.next_event`): its deadline
+    or an earlier reminder point (`reminders`, hours before it) not yet sent for this turn;
+    None for a game with no clock running."""
+    turn = turn_clock(session, game, reminders)
+    return turn.next_event() if turn is not None else None
 
 
 def reschedule(session: Session, game: Game, reminders: Sequence[float]) -> datetime | None:
-    """Store the game's next clock event (see `next_event`); returns it."""
+    """Store the game's next clock event (`next_event`), for the round to find; returns it."""
     game.clock_due_at = next_event(session, game, reminders)
     session.add(game)
     return game.clock_due_at

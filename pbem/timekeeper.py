@@ -25,7 +25,7 @@ from pbem import games as G
 from pbem.commands.reader import guarded_templates
 from pbem.config import Settings
 from pbem.db import transaction
-from pbem.models import Game, Player, Reminder
+from pbem.models import Game, Reminder
 from pbem.templates import Templates
 from pbem.wallclock import now
 
@@ -85,7 +85,7 @@ def _due_query(at: datetime) -> SelectOfScalar[int]:
 
 def _handle(session: Session, settings: Settings, templates: Templates, game_id: int, at: datetime) -> str | None:
     """One due game, locked and read afresh: skipped when another daemon holds it or has
-    handled it; else checked, and its next event stored."""
+    handled it; else checked (`_check` stores its next event)."""
     query = (
         select(Game)
         .where(Game.id == game_id)
@@ -95,9 +95,7 @@ def _handle(session: Session, settings: Settings, templates: Templates, game_id:
     game = session.exec(query).first()
     if game is None or game.status != "active" or game.clock_due_at is None or game.clock_due_at > at:
         return None
-    done = _check(session, settings, templates, game, now())
-    clock.reschedule(session, game, settings.reminders)  # past what was just done: never due again at once
-    return done
+    return _check(session, settings, templates, game, now())
 
 
 def _retry_later(engine: Engine, game_id: int, at: datetime) -> None:
@@ -110,23 +108,26 @@ def _retry_later(engine: Engine, game_id: int, at: datetime) -> None:
 
 
 def _check(session: Session, settings: Settings, templates: Templates, game: Game, at: datetime) -> str | None:
-    until = clock.game_deadline(session, game)
-    if until is None:
+    """Remind or end the game as its clock says at `at`, and store its next event."""
+    turn = clock.turn_clock(session, game, settings.reminders)
+    if turn is None:
+        game.clock_due_at = None
+        session.add(game)
         return None
-    mover = session.get(Player, game.player_id(game.turn))
-    if at >= until:
+    _held = G.players(session, game)  # kept: the mails below find both players loaded
+    mover = turn.mover
+    if at >= turn.deadline:
         G.finish(session, game, 1 - game.turn, f"{mover.name} ran out of time", at, ending="time")
         post.post(session, settings, templates, notify.tell(session, "timed_out", game))
         log.info("game #%s: %s ran out of time", game.id, mover.address)
         return "forfeit"
-    sent = set(session.exec(select(Reminder.hours).where(Reminder.game_id == game.id, Reminder.ply == game.ply)))
-    due = [h for h in settings.reminders if h not in sent and at >= until - timedelta(hours=h)]
-    if not due:
-        return None
+    due = {h: point for h, point in turn.unsent.items() if at >= point}
     for hours in due:  # all points passed are recorded; one mail says how much time is left
         session.add(Reminder(game_id=game.id, ply=game.ply, hours=hours, sent_at=at))
-    started = game.turn_started_at or at
-    if all(until - timedelta(hours=h) <= started for h in due):  # the turn was shorter than that
+        del turn.unsent[hours]
+    game.clock_due_at = turn.next_event()  # past `at`: the points passed are sent now
+    session.add(game)
+    if all(point <= turn.started for point in due.values()):  # none, or the turn was shorter than that
         return None
     post.post(session, settings, templates, notify.tell(session, "reminder", game))
     log.info("game #%s: reminded %s (%s h before the deadline)", game.id, mover.address, min(due))
