@@ -167,6 +167,19 @@ def vacations(session: Session, player_id: int, since: datetime | None = None) -
     return list(session.exec(query.order_by(Vacation.starts_at)))
 
 
+def _holidays(session: Session, player_id: int, since: datetime) -> list[Vacation]:
+    """The vacations that may pause a turn begun at `since`: read once per session, for the
+    mails and the schedule alike (`start_vacation` and `end_vacation` forget them)."""
+    memo = session.info.setdefault(_HOLIDAYS, {})
+    key = (player_id, since)
+    if key not in memo:
+        memo[key] = vacations(session, player_id, since)
+    return memo[key]
+
+
+_HOLIDAYS = "pbem.clock.holidays"
+
+
 def current_vacation(session: Session, player: Player, at: datetime) -> Vacation | None:
     return next((v for v in vacations(session, player.id, at) if v.starts_at <= at), None)
 
@@ -196,6 +209,7 @@ def start_vacation(session: Session, player: Player, days: int, at: datetime, al
     vacation = Vacation(player_id=player.id, starts_at=at, ends_at=at + days * DAY)
     session.add(vacation)
     session.flush()
+    session.info.pop(_HOLIDAYS, None)
     return vacation
 
 
@@ -206,6 +220,8 @@ def end_vacation(session: Session, player: Player, at: datetime) -> Vacation:
         raise ClockError("You are not on vacation, so there is nothing to come back from.", "")
     ongoing.ends_at = at
     session.add(ongoing)
+    session.flush()
+    session.info.pop(_HOLIDAYS, None)
     return ongoing
 
 
@@ -217,7 +233,7 @@ def game_deadline(session: Session, game: Game) -> datetime | None:
     if game.status != "active" or game.turn_started_at is None:
         return None
     mover = session.get(Player, game.player_id(game.turn))
-    return _deadline(game, mover, vacations(session, mover.id, game.turn_started_at))
+    return _deadline(game, mover, _holidays(session, mover.id, game.turn_started_at))
 
 
 @dataclass
@@ -238,16 +254,21 @@ class TurnClock:
 
 
 def turn_clock(session: Session, game: Game, reminders: Sequence[float]) -> TurnClock | None:
-    """The current turn's clock, or None for a game that is over (or has no clock)."""
+    """The current turn's clock, or None for a game that is over (or has no clock).
+
+    It reads without flushing the session first: what it reads (vacations, reminders sent)
+    is flushed by the functions that write it, and a move's own rows can then go out in
+    one flush with the game's next event."""
     if game.status != "active" or game.turn_started_at is None:
         return None
-    mover = session.get(Player, game.player_id(game.turn))
-    until = _deadline(game, mover, vacations(session, mover.id, game.turn_started_at))
-    unsent = {h: until - timedelta(hours=h) for h in reminders}
-    if unsent:
-        query = select(Reminder.hours).where(Reminder.game_id == game.id, Reminder.ply == game.ply)
-        for hours in session.exec(query):
-            unsent.pop(hours, None)
+    with session.no_autoflush:
+        mover = session.get(Player, game.player_id(game.turn))
+        until = _deadline(game, mover, _holidays(session, mover.id, game.turn_started_at))
+        unsent = {h: until - timedelta(hours=h) for h in reminders}
+        if unsent:
+            query = select(Reminder.hours).where(Reminder.game_id == game.id, Reminder.ply == game.ply)
+            for hours in session.exec(query):
+                unsent.pop(hours, None)
     return TurnClock(mover, game.turn_started_at, until, unsent)
 
 
@@ -297,7 +318,7 @@ def view(session: Session, game: Game, viewer: Player | None) -> dict[str, Any] 
         return None
     at = now()
     mover = session.get(Player, game.player_id(game.turn))
-    holidays = vacations(session, mover.id, game.turn_started_at)  # one query serves both
+    holidays = _holidays(session, mover.id, game.turn_started_at)  # one query serves both
     until = _deadline(game, mover, holidays)
     tz = zone((viewer or mover).timezone)
     away = next((v for v in holidays if v.starts_at <= at < v.ends_at), None)

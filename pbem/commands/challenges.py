@@ -166,9 +166,9 @@ class Accept(Command):
         if ctx.trial:
             return  # checked; numbers that players see are not spent on a trial
         game = G.start(ctx.session, challenge, ctx.player, first, now())
-        clock.reschedule(ctx.session, game, ctx.settings.reminders)
         ctx.game_hint = game.id
         ctx.add(notify.tell(ctx.session, "started", game, ctx.player, challenge_id=challenge.id))
+        clock.reschedule(ctx.session, game, ctx.settings.reminders)  # after the mails: their players are loaded
 
 
 @register
