@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -219,11 +220,37 @@ def test_a_game_handled_by_another_round_meanwhile_is_left_alone(clocked) -> Non
     assert stale == [1]
     assert tick(clocked, at).reminders == 1
     mails = clocked.count()
-    with freeze_time(at), transaction(clocked.engine) as session:
+    with freeze_time(at), statements(clocked.engine) as seen, transaction(clocked.engine) as session:
         s = clocked.service
         assert timekeeper._handle(session, s.settings, s.templates, 1, at) is None
     assert clocked.count() == mails
+    assert [s.split()[0] for s, _ in seen] == ["BEGIN", "SELECT"]  # the game, locked: seen to be handled
     assert kinds(clocked, BOB).count("reminder") == 1
+
+
+def test_two_rounds_at_once_remind_and_end_each_game_once(clocked_anywhere) -> None:
+    server = clocked_anywhere
+    reminded = games_between(server, 6, START - 5 * DAY - HOUR)
+    lost = games_between(server, 4, START - 8 * DAY)
+    rounds: list[timekeeper.Round] = []
+    barrier = threading.Barrier(2)
+
+    def daemon() -> None:
+        barrier.wait()
+        rounds.append(timekeeper.tick(server.engine, server.service.settings, server.service.templates))
+
+    with freeze_time(START):
+        threads = [threading.Thread(target=daemon) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert sum(r.reminders for r in rounds) == len(reminded) and sum(r.forfeits for r in rounds) == len(lost)
+    with Session(server.engine) as session:
+        assert sorted(session.exec(select(Reminder.game_id))) == sorted(reminded)
+        mails = session.exec(select(Outbox.template, Outbox.game_id)).all()
+    assert sorted(g for t, g in mails if t == "reminder") == sorted(reminded)
+    assert sorted(g for t, g in mails if t == "game_over") == sorted(g for g in lost for _ in (0, 1))
 
 
 def test_a_game_whose_check_fails_waits_and_the_others_go_on(clocked, monkeypatch) -> None:
