@@ -25,6 +25,8 @@ from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
+from sqlalchemy import event
+from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session, or_, select
 
 from pbem.errors import ClockError
@@ -168,8 +170,9 @@ def vacations(session: Session, player_id: int, since: datetime | None = None) -
 
 
 def _holidays(session: Session, player_id: int, since: datetime) -> list[Vacation]:
-    """The vacations that may pause a turn begun at `since`: read once per session, for the
-    mails and the schedule alike (`start_vacation` and `end_vacation` forget them)."""
+    """The vacations that may pause a turn begun at `since`: read once per transaction (or
+    savepoint), for the mails and the schedule alike; `start_vacation` and `end_vacation`
+    forget them, and so does the end of the transaction, committed or rolled back."""
     memo = session.info.setdefault(_HOLIDAYS, {})
     key = (player_id, since)
     if key not in memo:
@@ -178,6 +181,11 @@ def _holidays(session: Session, player_id: int, since: datetime) -> list[Vacatio
 
 
 _HOLIDAYS = "pbem.clock.holidays"
+
+
+@event.listens_for(OrmSession, "after_transaction_end")
+def _forget_holidays(session: OrmSession, _transaction: object) -> None:
+    session.info.pop(_HOLIDAYS, None)
 
 
 def current_vacation(session: Session, player: Player, at: datetime) -> Vacation | None:

@@ -353,3 +353,19 @@ def test_the_round_reads_due_games_through_the_index(clocked) -> None:
         compiled = query.compile(conn.engine, compile_kwargs={"literal_binds": True})
         plan = " ".join(str(row[-1]) for row in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {compiled}"))
     assert "ix_game_status_clock_due_at" in plan and "TEMP B-TREE" not in plan, plan
+
+
+def test_a_vacation_undone_with_its_savepoint_leaves_no_trace_in_the_deadline(clocked) -> None:
+    """A trial of an unproven mail's `vacation` is rolled back; the deadlines read after it
+    in the same session must not see it."""
+    start_game(clocked)
+    with freeze_time(START + DAY), transaction(clocked.engine) as session:
+        g = session.get(Game, 1)
+        bob = players.get_or_register(session, BOB, START)
+        before = clock.game_deadline(session, g)
+        savepoint = session.begin_nested()
+        clock.start_vacation(session, bob, 5, START + DAY, 30)
+        assert clock.game_deadline(session, g) == before + 5 * DAY
+        savepoint.rollback()
+        assert clock.game_deadline(session, g) == before
+        assert clock.next_event(session, g, (48.0,)) == before - 48 * HOUR
