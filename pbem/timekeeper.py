@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import Engine, update
-from sqlmodel import Session, select
+from sqlmodel import Session, or_, select
 from sqlmodel.sql.expression import SelectOfScalar
 
 from pbem import clock, notify, post
@@ -25,7 +25,7 @@ from pbem import games as G
 from pbem.commands.reader import guarded_templates
 from pbem.config import Settings
 from pbem.db import transaction
-from pbem.models import Game, Reminder
+from pbem.models import Game, Player, Reminder
 from pbem.templates import Templates
 from pbem.wallclock import now
 
@@ -84,15 +84,18 @@ def _due_query(at: datetime) -> SelectOfScalar[int]:
 
 
 def _handle(session: Session, settings: Settings, templates: Templates, game_id: int, at: datetime) -> str | None:
-    """One due game, locked and read afresh: skipped when another daemon holds it or has
-    handled it; else checked (`_check` stores its next event)."""
+    """One due game, locked and read afresh with its two players (one query; kept loaded
+    for the mails): skipped when another daemon holds it or has handled it; else checked
+    (`_check` stores its next event)."""
     query = (
-        select(Game)
+        select(Game, Player)
+        .join(Player, or_(Player.id == Game.player0_id, Player.id == Game.player1_id))
         .where(Game.id == game_id)
-        .with_for_update(skip_locked=True)
+        .with_for_update(of=Game, skip_locked=True)
         .execution_options(populate_existing=True)
     )
-    game = session.exec(query).first()
+    rows = session.exec(query).all()
+    game = rows[0][0] if rows else None
     if game is None or game.status != "active" or game.clock_due_at is None or game.clock_due_at > at:
         return None
     return _check(session, settings, templates, game, now())
@@ -114,7 +117,6 @@ def _check(session: Session, settings: Settings, templates: Templates, game: Gam
         game.clock_due_at = None
         session.add(game)
         return None
-    _held = G.players(session, game)  # kept: the mails below find both players loaded
     mover = turn.mover
     if at >= turn.deadline:
         G.finish(session, game, 1 - game.turn, f"{mover.name} ran out of time", at, ending="time")
