@@ -8,6 +8,11 @@ checks again that it is due (another daemon may have handled it): each due remin
 once (a `Reminder` row per game, turn and point makes that survive restarts), an overdue
 game ends through `games.finish`, and the game's next event is stored, all with the mails
 it queues.
+
+The stored events follow the `reminders` in force when they were computed. After a change
+of that setting each game catches up at its next stored event (or move): a point removed
+only wakes the round once for nothing; a point added earlier than the next stored one is
+mailed late, together with that one.
 """
 
 from __future__ import annotations
@@ -43,7 +48,9 @@ class Round:
 
 
 def tick(engine: Engine, settings: Settings, templates: Templates | None = None) -> Round:
-    """Send due reminders and end overdue games; each game in its own transaction."""
+    """Send due reminders and end overdue games: the games due are read in batches, soonest
+    first, and each is handled in its own transaction; one whose check fails is put off to
+    the next round, so that it holds up neither this round nor the other games."""
     at = now()
     seen: set[int] = set()
     reminders = forfeits = 0
