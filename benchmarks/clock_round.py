@@ -20,18 +20,18 @@ from __future__ import annotations
 
 import argparse
 import platform
+import shutil
 import sqlite3
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]  # benchmarks/engine.py is not `engine`
 sys.path.insert(0, str(HERE.parent))
-
-from dataclasses import replace  # noqa: E402
 
 from sqlalchemy import event, insert, update  # noqa: E402
 from sqlmodel import Session  # noqa: E402
@@ -164,6 +164,8 @@ def main(argv: list[str] | None = None) -> None:
     table = []
     for size in args.sizes:
         table += run(size, min(args.due, size), args.repeat, home)
+    if args.keep is None:
+        shutil.rmtree(home)
     print(f"{'round':<48} {'cpu ms':>9} {'wall ms':>9} {'SQL':>7} {'reminders':>9} {'forfeits':>8}")
     for name, cpu, wall, statements, done in table:
         print(f"{name:<48} {cpu * 1000:9.1f} {wall * 1000:9.1f} {statements:7,} {done.reminders:9,} "
