@@ -88,6 +88,7 @@ def admin_undo(ctx: click.Context, game_id: int, plies: int, reason: str, at_ply
         if at_ply is not None and game.ply != at_ply:
             raise CommandError(f"Game #{game.id} is at ply {game.ply}, not {at_ply}; nothing was taken back.")
         dropped = G.undo(session, game, plies, now())
+        clock.reschedule(session, game, settings(ctx).reminders)
         taken = [m.notation for m in dropped]
         audit.record(session, by, "undo", now(), detail=f"took back {', '.join(taken)}", reason=reason, game=game)
         _tell(session, ctx, "undone", game, why=reason, taken=taken)

@@ -6,6 +6,10 @@ vacations of the player on move, weekends off (in that player's zone) and any ti
 admin added. A day on the clock is 24 hours of running time, so a DST switch neither gives
 nor takes an hour (the deadline's wall-clock time moves by that hour instead).
 
+What is stored is when the clock next needs looking at (`Game.clock_due_at`, from
+`next_event`), so that the daemon's round reads only the games that are due. Whatever
+changes a deadline or sends a reminder calls `reschedule` in the same transaction.
+
 The daemon's round over the games (reminders and forfeits) is `pbem.timekeeper`; this
 module is the arithmetic and the records it reads.
 """
@@ -14,16 +18,19 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from sqlmodel import Session, select
+from sqlalchemy import event
+from sqlalchemy.orm import Session as OrmSession
+from sqlmodel import Session, or_, select
 
 from pbem.errors import ClockError
-from pbem.models import Game, Player, Vacation
+from pbem.models import Game, Player, Reminder, Vacation
 from pbem.wallclock import now
 
 MIN_DAYS, MAX_DAYS = 1, 30  # the time controls a challenge may choose (days=)
@@ -162,6 +169,25 @@ def vacations(session: Session, player_id: int, since: datetime | None = None) -
     return list(session.exec(query.order_by(Vacation.starts_at)))
 
 
+def _holidays(session: Session, player_id: int, since: datetime) -> list[Vacation]:
+    """The vacations that may pause a turn begun at `since`: read once per transaction (or
+    savepoint), for the mails and the schedule alike; `start_vacation` and `end_vacation`
+    forget them, and so does the end of the transaction, committed or rolled back."""
+    memo = session.info.setdefault(_HOLIDAYS, {})
+    key = (player_id, since)
+    if key not in memo:
+        memo[key] = vacations(session, player_id, since)
+    return memo[key]
+
+
+_HOLIDAYS = "pbem.clock.holidays"
+
+
+@event.listens_for(OrmSession, "after_transaction_end")
+def _forget_holidays(session: OrmSession, _transaction: object) -> None:
+    session.info.pop(_HOLIDAYS, None)
+
+
 def current_vacation(session: Session, player: Player, at: datetime) -> Vacation | None:
     return next((v for v in vacations(session, player.id, at) if v.starts_at <= at), None)
 
@@ -191,6 +217,7 @@ def start_vacation(session: Session, player: Player, days: int, at: datetime, al
     vacation = Vacation(player_id=player.id, starts_at=at, ends_at=at + days * DAY)
     session.add(vacation)
     session.flush()
+    session.info.pop(_HOLIDAYS, None)
     return vacation
 
 
@@ -201,6 +228,8 @@ def end_vacation(session: Session, player: Player, at: datetime) -> Vacation:
         raise ClockError("You are not on vacation, so there is nothing to come back from.", "")
     ongoing.ends_at = at
     session.add(ongoing)
+    session.flush()
+    session.info.pop(_HOLIDAYS, None)
     return ongoing
 
 
@@ -212,7 +241,72 @@ def game_deadline(session: Session, game: Game) -> datetime | None:
     if game.status != "active" or game.turn_started_at is None:
         return None
     mover = session.get(Player, game.player_id(game.turn))
-    return _deadline(game, mover, vacations(session, mover.id, game.turn_started_at))
+    return _deadline(game, mover, _holidays(session, mover.id, game.turn_started_at))
+
+
+@dataclass
+class TurnClock:
+    """The clock of a game's current turn: who is on move, the deadline, and the reminder
+    points not yet sent (hours before the deadline -> the moment)."""
+
+    mover: Player
+    started: datetime
+    deadline: datetime
+    unsent: dict[float, datetime]
+
+    def next_event(self) -> datetime:
+        """The earliest of the deadline and the unsent reminder points inside the turn. A
+        point before the turn began is left out: it is never mailed on its own (the round
+        records it with the next point it mails)."""
+        return min([self.deadline, *(at for at in self.unsent.values() if at > self.started)])
+
+
+def turn_clock(session: Session, game: Game, reminders: Sequence[float]) -> TurnClock | None:
+    """The current turn's clock, or None for a game that is over (or has no clock).
+
+    It reads without flushing the session first: what it reads (vacations, reminders sent)
+    is flushed by the functions that write it, and a move's own rows can then go out in
+    one flush with the game's next event."""
+    if game.status != "active" or game.turn_started_at is None:
+        return None
+    with session.no_autoflush:
+        mover = session.get(Player, game.player_id(game.turn))
+        until = _deadline(game, mover, _holidays(session, mover.id, game.turn_started_at))
+        unsent = {h: until - timedelta(hours=h) for h in reminders}
+        if unsent:
+            query = select(Reminder.hours).where(Reminder.game_id == game.id, Reminder.ply == game.ply)
+            for hours in session.exec(query):
+                unsent.pop(hours, None)
+    return TurnClock(mover, game.turn_started_at, until, unsent)
+
+
+def next_event(session: Session, game: Game, reminders: Sequence[float]) -> datetime | None:
+    """When the clock round must next look at the game (`TurnClock.next_event`): its deadline
+    or an earlier reminder point (`reminders`, hours before it) not yet sent for this turn;
+    None for a game with no clock running."""
+    turn = turn_clock(session, game, reminders)
+    return turn.next_event() if turn is not None else None
+
+
+def reschedule(session: Session, game: Game, reminders: Sequence[float]) -> datetime | None:
+    """Store the game's next clock event (`next_event`), for the round to find; returns it."""
+    game.clock_due_at = next_event(session, game, reminders)
+    session.add(game)
+    return game.clock_due_at
+
+
+def reschedule_player(session: Session, player: Player, reminders: Sequence[float]) -> None:
+    """After a change of the player's vacations or zone: every game of theirs in progress,
+    each locked and read afresh first (a move in it may be committing)."""
+    query = (
+        select(Game)
+        .where(Game.status == "active", or_(Game.player0_id == player.id, Game.player1_id == player.id))
+        .order_by(Game.id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    )
+    for game in session.exec(query):
+        reschedule(session, game, reminders)
 
 
 def _deadline(game: Game, mover: Player, holidays: list[Vacation]) -> datetime:
@@ -232,7 +326,7 @@ def view(session: Session, game: Game, viewer: Player | None) -> dict[str, Any] 
         return None
     at = now()
     mover = session.get(Player, game.player_id(game.turn))
-    holidays = vacations(session, mover.id, game.turn_started_at)  # one query serves both
+    holidays = _holidays(session, mover.id, game.turn_started_at)  # one query serves both
     until = _deadline(game, mover, holidays)
     tz = zone((viewer or mover).timezone)
     away = next((v for v in holidays if v.starts_at <= at < v.ends_at), None)
@@ -254,4 +348,4 @@ def add_time(game: Game, days: float) -> None:
         )
     if days <= 0:
         raise ClockError("Give a positive number of days.", code="clock.days_not_positive")
-    game.clock_credit += int(days * 86400)
+    game.clock_credit += int(days * 86400)  # the caller reschedules: it knows the reminder points

@@ -2,7 +2,9 @@
 
 The one place that turns stored rows into engine positions and back. Email commands and
 the admin CLI both change games only through these functions, so the stored state is
-always the engine's position after the stored moves.
+always the engine's position after the stored moves. A game whose side on move changes is
+left due on the clock (`clock_due_at`); the callers, which know the reminder points,
+reschedule it at once (`clock.reschedule`), else the next clock round does.
 """
 
 from __future__ import annotations
@@ -138,6 +140,7 @@ def start(session: Session, challenge: Challenge, acceptor: Player, first: Playe
         days=challenge.days,
         weekends_off=challenge.weekends_off,
         turn_started_at=now,  # the first mover's clock starts with the game
+        clock_due_at=now,  # due until the caller reschedules it (clock.reschedule knows the reminders)
     )
     session.add(game)
     session.flush()
@@ -188,6 +191,7 @@ def play(
     _set_position(game, after)
     game.draw_offer = None
     game.turn_started_at, game.clock_credit = now, 0  # the next player's clock starts
+    game.clock_due_at = now  # due until the caller reschedules it (clock.reschedule)
     touch(game, now)
     _remember(game, after)
     outcome = rules.outcome(after)
@@ -231,6 +235,7 @@ def finish(
     game.termination = str(termination) if termination is not None else None
     game.details = dict(details or {})
     game.draw_offer = None
+    game.clock_due_at = None  # no clock any more
     touch(game, now)
     session.add(game)
     ratings.rate_game(session, game, now)
@@ -250,6 +255,7 @@ def cancel(session: Session, game: Game, reason: str, now: datetime) -> None:
     game.result = None
     game.reason = f"cancelled: {reason}"[:200]
     game.draw_offer = None
+    game.clock_due_at = None  # no clock any more
     touch(game, now)
     session.add(game)
 
@@ -271,6 +277,7 @@ def undo(session: Session, game: Game, plies: int, now: datetime) -> list[Move]:
         session.delete(record)
     _set_position(game, pos)
     game.draw_offer = None
+    game.clock_due_at = now  # another side may be on move: due until the caller reschedules it
     touch(game, now)
     _remember(game, pos)
     session.add(game)

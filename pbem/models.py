@@ -46,7 +46,10 @@ class Challenge(SQLModel, table=True):
 class Game(SQLModel, table=True):
     """A game in progress or finished; `state` is the engine's dump of the current position."""
 
-    __table_args__ = (Index("ix_game_status_kind_winner", "status", "kind", "winner"),)  # admin stats
+    __table_args__ = (
+        Index("ix_game_status_kind_winner", "status", "kind", "winner"),  # admin stats
+        Index("ix_game_status_clock_due_at", "status", "clock_due_at"),  # the clock round's due games
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     kind: str = Field(max_length=40)
@@ -71,6 +74,7 @@ class Game(SQLModel, table=True):
     weekends_off: bool = False
     turn_started_at: datetime | None = None  # when the side on move got the move
     clock_credit: int = 0  # seconds the admin added to this turn's deadline
+    clock_due_at: datetime | None = None  # the next reminder or deadline (pbem.clock.next_event); None: no clock
 
     def player_id(self, side: int) -> int:
         return self.player1_id if side else self.player0_id

@@ -1,8 +1,18 @@
 """The daemon's clock round: reminders before a deadline, a loss on time after it.
 
-Every `clock_interval` seconds the daemon calls `tick`: each due reminder is sent once (a
-`Reminder` row per game, turn and point makes that survive restarts) and an overdue game
-ends through `games.finish`, each game in one transaction with the mails it queues.
+Every `clock_interval` seconds the daemon calls `tick`. Each game stores when its clock
+next needs looking at (`Game.clock_due_at`, see `clock.next_event`), so a round reads only
+the games due, through an index: a round with nothing due is one query, however many games
+are in progress. Each due game is then handled in its own transaction, which locks it and
+checks again that it is due (another daemon may have handled it): each due reminder is sent
+once (a `Reminder` row per game, turn and point makes that survive restarts), an overdue
+game ends through `games.finish`, and the game's next event is stored, all with the mails
+it queues.
+
+The stored events follow the `reminders` in force when they were computed. After a change
+of that setting each game catches up at its next stored event (or move): a point removed
+only wakes the round once for nothing; a point added earlier than the next stored one is
+mailed late, together with that one.
 """
 
 from __future__ import annotations
@@ -11,8 +21,9 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import Engine
-from sqlmodel import Session, select
+from sqlalchemy import Engine, update
+from sqlmodel import Session, or_, select
+from sqlmodel.sql.expression import SelectOfScalar
 
 from pbem import clock, notify, post
 from pbem import games as G
@@ -25,6 +36,8 @@ from pbem.wallclock import now
 
 log = logging.getLogger(__name__)
 
+BATCH = 500  # due games read per query; a round goes on until none is left
+
 
 @dataclass(frozen=True)
 class Round:
@@ -35,41 +48,95 @@ class Round:
 
 
 def tick(engine: Engine, settings: Settings, templates: Templates | None = None) -> Round:
-    """Send due reminders and end overdue games; each game in its own transaction."""
-    templates = templates or guarded_templates(settings)
-    with Session(engine) as session:
-        ids = session.exec(select(Game.id).where(Game.status == "active").order_by(Game.id)).all()
+    """Send due reminders and end overdue games: the games due are read in batches, soonest
+    first, and each is handled in its own transaction; one whose check fails is put off to
+    the next round, so that it holds up neither this round nor the other games."""
+    at = now()
+    seen: set[int] = set()
     reminders = forfeits = 0
-    for game_id in ids:
-        try:
-            with transaction(engine) as session:
-                done = _check(session, settings, templates, session.get(Game, game_id), now())
-        except Exception:  # one broken game must not stop the clock of the others
-            log.exception("clock: game #%s failed", game_id)
-            continue
-        reminders += done == "reminder"
-        forfeits += done == "forfeit"
-    return Round(reminders, forfeits)
+    while True:
+        ids = _due(engine, at)
+        fresh = [game_id for game_id in ids if game_id not in seen]
+        if fresh and templates is None:
+            templates = guarded_templates(settings)
+        for game_id in fresh:
+            try:
+                with transaction(engine) as session:
+                    done = _handle(session, settings, templates, game_id, at)
+            except Exception:  # one broken game must not stop the clock of the others
+                log.exception("clock: game #%s failed", game_id)
+                _retry_later(engine, game_id, at + timedelta(seconds=settings.clock_interval))
+                continue
+            reminders += done == "reminder"
+            forfeits += done == "forfeit"
+        seen.update(fresh)
+        if len(ids) < BATCH or not fresh:  # a game another daemon holds may come back: seen once is enough
+            return Round(reminders, forfeits)
+
+
+def _due(engine: Engine, at: datetime) -> list[int]:
+    """The next games due at `at`, soonest first."""
+    with Session(engine) as session:
+        return list(session.exec(_due_query(at)))
+
+
+def _due_query(at: datetime) -> SelectOfScalar[int]:
+    """Read through ix_game_status_clock_due_at, in its order: no game that is not due is read."""
+    return (
+        select(Game.id)
+        .where(Game.status == "active", Game.clock_due_at <= at)
+        .order_by(Game.clock_due_at, Game.id)
+        .limit(BATCH)
+    )
+
+
+def _handle(session: Session, settings: Settings, templates: Templates, game_id: int, at: datetime) -> str | None:
+    """One due game, locked and read afresh with its two players (one query; kept loaded
+    for the mails): skipped when another daemon holds it or has handled it; else checked
+    (`_check` stores its next event)."""
+    query = (
+        select(Game, Player)
+        .join(Player, or_(Player.id == Game.player0_id, Player.id == Game.player1_id))
+        .where(Game.id == game_id)
+        .with_for_update(of=Game, skip_locked=True)
+        .execution_options(populate_existing=True)
+    )
+    rows = session.exec(query).all()
+    game = rows[0][0] if rows else None
+    if game is None or game.status != "active" or game.clock_due_at is None or game.clock_due_at > at:
+        return None
+    return _check(session, settings, templates, game, now())
+
+
+def _retry_later(engine: Engine, game_id: int, at: datetime) -> None:
+    """A game whose check failed waits for a later round instead of holding up this one."""
+    try:
+        with transaction(engine) as session:
+            session.exec(update(Game).where(Game.id == game_id, Game.status == "active").values(clock_due_at=at))
+    except Exception:
+        log.exception("clock: game #%s could not be put off", game_id)
 
 
 def _check(session: Session, settings: Settings, templates: Templates, game: Game, at: datetime) -> str | None:
-    until = clock.game_deadline(session, game)
-    if until is None:
+    """Remind or end the game as its clock says at `at`, and store its next event."""
+    turn = clock.turn_clock(session, game, settings.reminders)
+    if turn is None:
+        game.clock_due_at = None
+        session.add(game)
         return None
-    mover = session.get(Player, game.player_id(game.turn))
-    if at >= until:
+    mover = turn.mover
+    if at >= turn.deadline:
         G.finish(session, game, 1 - game.turn, f"{mover.name} ran out of time", at, ending="time")
         post.post(session, settings, templates, notify.tell(session, "timed_out", game))
         log.info("game #%s: %s ran out of time", game.id, mover.address)
         return "forfeit"
-    sent = set(session.exec(select(Reminder.hours).where(Reminder.game_id == game.id, Reminder.ply == game.ply)))
-    due = [h for h in settings.reminders if h not in sent and at >= until - timedelta(hours=h)]
-    if not due:
-        return None
+    due = {h: point for h, point in turn.unsent.items() if at >= point}
     for hours in due:  # all points passed are recorded; one mail says how much time is left
         session.add(Reminder(game_id=game.id, ply=game.ply, hours=hours, sent_at=at))
-    started = game.turn_started_at or at
-    if all(until - timedelta(hours=h) <= started for h in due):  # the turn was shorter than that
+        del turn.unsent[hours]
+    game.clock_due_at = turn.next_event()  # past `at`: the points passed are sent now
+    session.add(game)
+    if all(point <= turn.started for point in due.values()):  # none, or the turn was shorter than that
         return None
     post.post(session, settings, templates, notify.tell(session, "reminder", game))
     log.info("game #%s: reminded %s (%s h before the deadline)", game.id, mover.address, min(due))
@@ -79,6 +146,6 @@ def _check(session: Session, settings: Settings, templates: Templates, game: Gam
 def extend(session: Session, settings: Settings, templates: Templates, game: Game, days: float, reason: str) -> None:
     """The operator gives the player on move more time; both players are told the new deadline."""
     clock.add_time(game, days)
-    session.add(game)
+    clock.reschedule(session, game, settings.reminders)
     session.flush()
     post.post(session, settings, templates, notify.tell(session, "extended", game, days=days, reason=reason))

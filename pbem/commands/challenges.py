@@ -6,8 +6,8 @@ import random
 import shlex
 
 import engine
+from pbem import clock, notify, players
 from pbem import games as G
-from pbem import notify, players
 from pbem.commands.args import require_id
 from pbem.commands.base import Call, Command, Context, register
 from pbem.commands.time import time_control
@@ -168,6 +168,7 @@ class Accept(Command):
         game = G.start(ctx.session, challenge, ctx.player, first, now())
         ctx.game_hint = game.id
         ctx.add(notify.tell(ctx.session, "started", game, ctx.player, challenge_id=challenge.id))
+        clock.reschedule(ctx.session, game, ctx.settings.reminders)  # after the mails: their players are loaded
 
 
 @register

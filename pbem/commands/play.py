@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from pbem import clock, notify
 from pbem import games as G
-from pbem import notify
 from pbem.commands.base import Call, Command, Context, register
 from pbem.errors import CommandError, GameError
 from pbem.wallclock import now
@@ -42,6 +42,7 @@ def play_move(ctx: Context, game, text: str) -> None:  # noqa: ANN001
     """Play one move and tell everyone concerned; the shared path of `move` and `pass`."""
     record, effects = G.play(ctx.session, game, ctx.player, text, ctx.envelope.message_id, now())
     ctx.add(notify.tell(ctx.session, "moved", game, ctx.player, move=record.notation, taken=effects.taken))
+    clock.reschedule(ctx.session, game, ctx.settings.reminders)  # after the mails: their players are loaded
 
 
 @register

@@ -54,6 +54,7 @@ class Timezone(Command):
         ctx.player.timezone = name
         ctx.session.add(ctx.player)
         ctx.session.flush()
+        clock.reschedule_player(ctx.session, ctx.player, ctx.settings.reminders)  # weekends off follow the zone
         games = [game_view(ctx.session, g, ctx.player) for g in G.active_games(ctx.session, ctx.player)]
         ctx.reply("timezone.txt", zone=name, local=clock.when(now(), clock.zone(name)), games=games)
 
@@ -81,6 +82,7 @@ class Vacation(Command):
         settings, at = ctx.settings, now()
         allowance = settings.vacation_days_per_year
         vacation = clock.start_vacation(ctx.session, ctx.player, int(args[0]), at, allowance)
+        clock.reschedule_player(ctx.session, ctx.player, settings.reminders)
         until = clock.when(vacation.ends_at, clock.zone(ctx.player.timezone))
         games = _tell_opponents(ctx, "away", vacation.ends_at)
         ctx.reply(
@@ -110,6 +112,7 @@ class Back(Command):
     def run(self, ctx: Context, call: Call) -> None:
         at = now()
         clock.end_vacation(ctx.session, ctx.player, at)
+        clock.reschedule_player(ctx.session, ctx.player, ctx.settings.reminders)
         games = _tell_opponents(ctx, "back")
         ctx.reply(
             "back.txt",

@@ -1,4 +1,4 @@
-"""A service over a real SQLite file, with the clock's settings the tests choose."""
+"""A service over a real SQLite file (or PostgreSQL), with the clock's settings the tests choose."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 from pbem.config import Settings
 from pbem.db import make_engine, migrate
 from pbem.service import Service
+from tests.databases import throwaway
 from tests.service.conftest import Server
 from tests.service.mailer import GAME
 
@@ -21,3 +22,14 @@ def clocked(tmp_path) -> Iterator[Server]:
     migrate(engine)
     yield Server(Service(settings, engine))
     engine.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def clocked_anywhere(request, tmp_path) -> Iterator[Server]:
+    """The same over SQLite, then over PostgreSQL: for rounds that run side by side."""
+    with throwaway(request.param, tmp_path) as url:
+        settings = replace(Settings(), address=GAME, home=tmp_path, database_url=url, reminders=(48.0, 24.0))
+        engine = make_engine(settings.db_url)
+        migrate(engine)
+        yield Server(Service(settings, engine))
+        engine.dispose()

@@ -2,7 +2,8 @@
 across daemon restarts.
 
 The daemon's clock cannot be frozen in a subprocess, so while it is stopped the test moves the
-turn's start back in the SQLite file (the deadline is derived from it), then starts it again.
+turn's start back in the SQLite file (the deadline is derived from it) and marks the game due,
+then starts it again.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ def _turn_started(db, ago: timedelta) -> None:
     with transaction(db) as session:
         game = session.exec(select(Game)).one()
         game.turn_started_at = now() - ago
+        game.clock_due_at = game.turn_started_at  # due at once: the daemon's round stores the real event
         session.add(game)
 
 
