@@ -16,12 +16,12 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from sqlmodel import Session, or_, select
+from sqlmodel import Session, delete, or_, select
 
 import engine
 from pbem import ratings, words
 from pbem.errors import CommandError, GameError, NotAMove
-from pbem.models import Challenge, Game, Move, Player
+from pbem.models import Challenge, Game, Move, Player, Reminder
 
 RESULTS = {0: "1-0", 1: "0-1", None: "1/2-1/2"}
 
@@ -276,6 +276,8 @@ def undo(session: Session, game: Game, plies: int, now: datetime) -> list[Move]:
     for record in dropped:
         session.delete(record)
     _set_position(game, pos)
+    # The turns taken back start anew, so their reminders go out again when they fall due.
+    session.exec(delete(Reminder).where(Reminder.game_id == game.id, Reminder.ply >= game.ply))
     game.draw_offer = None
     game.clock_due_at = now  # another side may be on move: due until the caller reschedules it
     touch(game, now)

@@ -369,3 +369,22 @@ def test_a_vacation_undone_with_its_savepoint_leaves_no_trace_in_the_deadline(cl
         savepoint.rollback()
         assert clock.game_deadline(session, g) == before
         assert clock.next_event(session, g, (48.0,)) == before - 48 * HOUR
+
+
+def test_a_turn_taken_back_is_reminded_again(clocked, monkeypatch) -> None:
+    monkeypatch.setenv("PBEM_HOME", str(clocked.service.settings.home))
+    monkeypatch.delenv("PBEM_CONFIG", raising=False)
+    start_game(clocked)  # Bob on move from START, 7 days
+    assert tick(clocked, START + 5 * DAY + timedelta(minutes=1)) == timekeeper.Round(1, 0)
+    with freeze_time(START + 5 * DAY + timedelta(minutes=2)):
+        say(clocked, BOB, "move 1 d4")
+    with freeze_time(START + 5 * DAY + timedelta(minutes=3)):
+        result = CliRunner().invoke(main, ["admin", "undo", "1", "--reason", "typo"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert game(clocked).turn == 1  # Bob on move again, on a turn that starts anew
+    started = game(clocked).turn_started_at.replace(tzinfo=UTC)
+    assert started > START + 5 * DAY
+    with Session(clocked.engine) as session:
+        assert session.exec(select(Reminder).where(Reminder.ply >= game(clocked).ply)).all() == []
+    assert tick(clocked, started + 5 * DAY + timedelta(minutes=1)) == timekeeper.Round(1, 0)
+    assert kinds(clocked, BOB).count("reminder") == 2
