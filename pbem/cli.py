@@ -183,6 +183,7 @@ def _serve(settings: Settings, check: Callable[[], None]) -> None:
     check()
     from pbem.daemon import sandbox_root
     from pbem.daemon import serve as run
+    from pbem.metrics import PortTaken
 
     if settings.sandbox:
         click.echo(
@@ -193,6 +194,8 @@ def _serve(settings: Settings, check: Callable[[], None]) -> None:
     check()
     try:
         run(settings)  # builds the daemon inside its event loop; a signal from here on stops the loop
+    except PortTaken as exc:
+        raise click.ClickException(f"{exc.strerror} Stop it, or set metrics_port under [server] to a free port.") from None
     except OSError as exc:
         if settings.sandbox and exc.errno == errno.EADDRINUSE:
             raise click.ClickException(
