@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
+import pytest
 from click.testing import CliRunner
 from freezegun import freeze_time
 from sqlmodel import Session, select
@@ -12,8 +13,10 @@ from sqlmodel import Session, select
 from pbem import heartbeat
 from pbem.admin_ops import clock_lag
 from pbem.cli import main
+from pbem.db import make_engine, migrate
 from pbem.models import Heartbeat
 from tests.admin.conftest import NOW, write_config
+from tests.databases import throwaway
 
 
 def _status(config: str | None = None) -> tuple[int, dict]:
@@ -89,3 +92,19 @@ def test_prune_forgets_the_heartbeats_of_long_gone_daemons(db) -> None:
     assert CliRunner().invoke(main, ["admin", "prune"]).exit_code == 0
     with Session(db.engine) as session:
         assert [row.daemon for row in session.exec(select(Heartbeat))] == ["new:2"]
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+def test_a_heartbeat_is_one_upserted_row_per_daemon_on_either_database(kind: str, tmp_path) -> None:
+    with throwaway(kind, tmp_path) as url:
+        engine = make_engine(url)
+        try:
+            migrate(engine)
+            heartbeat.write(engine, heartbeat.CLOCK, "host:1", NOW - timedelta(seconds=30))
+            heartbeat.write(engine, heartbeat.CLOCK, "host:1", NOW)
+            heartbeat.write(engine, heartbeat.CLOCK, "host:2", NOW - timedelta(seconds=10))
+            with Session(engine) as session:
+                assert len(session.exec(select(Heartbeat)).all()) == 2
+                assert heartbeat.latest(session) == {heartbeat.MAILBOX: None, heartbeat.CLOCK: NOW}
+        finally:
+            engine.dispose()
