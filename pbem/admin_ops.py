@@ -170,7 +170,8 @@ def _print_status(r: dict[str, Any]) -> None:
         last = r["last_mail_in"]
         echo(f"  last mail read: {f'{last:%Y-%m-%d %H:%M} UTC' if last else 'never'}")
         contact = r["last_imap_contact"]
-        echo(f"  last mailbox contact: {f'{contact:%Y-%m-%d %H:%M:%S} UTC' if contact else 'never (no daemon ran)'}")
+        shown = f"{contact:%Y-%m-%d %H:%M:%S} UTC ({r['last_imap_contact_age_s']:g} s ago)" if contact else "never"
+        echo(f"  last mailbox contact: {shown}")
         lag = r["clock_lag_s"]
         echo(f"  clock lag: {'no round yet' if lag is None else f'{lag:g} s'}")
     for problem in r["problems"]:
