@@ -1,8 +1,10 @@
 """`pbem admin`: the operator's commands. Each works while the daemon runs.
 
-Shared here: the settings and the database of one invocation (loaded once), output that
-makes foreign text harmless on a terminal, paging of listings, and the one way a change
-to a game is made (row locked, state re-checked, success printed after the commit).
+Shared here: the group, which imports a command's module only when it runs (`AdminGroup`);
+the settings and the database of one invocation (loaded once), output that makes foreign
+text harmless on a terminal, paging of listings, and the one way a change to a game is
+made (row locked, state re-checked, success printed after the commit). The settings and
+database layers are imported by the functions that use them, so that help costs none.
 """
 
 from __future__ import annotations
@@ -13,19 +15,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from sqlalchemy import Engine
-from sqlmodel import Session, select
 
-from pbem import config as config_mod
-from pbem.audit import default_actor
-from pbem.commands import reader
-from pbem.db import MIGRATIONS, make_engine, migrate, transaction
-from pbem.errors import CommandError
-from pbem.models import Game, Player
-from pbem.templates import Templates
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+    from sqlmodel import Session
+
+    from pbem.config import Settings
+    from pbem.models import Game, Player
+    from pbem.templates import Templates
 
 
 def _state(ctx: click.Context) -> dict[str, Any]:
@@ -35,8 +35,10 @@ def _state(ctx: click.Context) -> dict[str, Any]:
     return root.obj
 
 
-def settings(ctx: click.Context) -> config_mod.Settings:
+def settings(ctx: click.Context) -> Settings:
     """The settings of the `--config` given to `pbem`, read once per invocation."""
+    from pbem import config as config_mod
+
     state = _state(ctx)
     if "settings" not in state:
         try:
@@ -46,7 +48,42 @@ def settings(ctx: click.Context) -> config_mod.Settings:
     return state["settings"]
 
 
-@click.group()
+class AdminGroup(click.Group):
+    """A group whose commands live in modules imported only when one of them runs.
+
+    `lazy` maps a command's name to the function that imports its module (which adds the
+    command to this group) and to its short help, which `--help` lists without importing
+    anything. `pbem.admin_cli` fills it in: it knows the modules, which this one must not."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy: dict[str, tuple[Callable[[], object], str]] = {}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.lazy:
+            self.lazy[cmd_name][0]()
+        return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from click.utils import make_default_short_help
+
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = []
+        for name in names:
+            command = self.commands.get(name)
+            if command is None:
+                rows.append((name, make_default_short_help(self.lazy[name][1], limit)))
+            elif not command.hidden:
+                rows.append((name, command.get_short_help_str(limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=AdminGroup)
 def admin() -> None:
     """Inspect and fix the records (the daemon may keep running)."""
 
@@ -55,6 +92,8 @@ def admin() -> None:
 @click.pass_context
 def admin_migrate(ctx: click.Context) -> None:
     """Create the database or bring its schema up to date."""
+    from pbem.db import make_engine, migrate
+
     url = settings(ctx).db_url
     engine = make_engine(url)
     try:
@@ -84,6 +123,8 @@ def schema_problem(engine: Engine, url: str) -> str | None:
     from alembic.script import ScriptDirectory
     from sqlalchemy.exc import SQLAlchemyError
 
+    from pbem.db import MIGRATIONS
+
     url = shown_url(url)
     try:
         with engine.connect() as conn:
@@ -112,6 +153,8 @@ def sqlite_path(url: str) -> Path | None:
 
 def database(ctx: click.Context) -> Engine:
     """The database of this invocation, opened once; refused unless it is at the newest schema."""
+    from pbem.db import make_engine
+
     state = _state(ctx)
     if "engine" not in state:
         url = settings(ctx).db_url
@@ -130,6 +173,8 @@ def database(ctx: click.Context) -> Engine:
 
 def templates(ctx: click.Context) -> Templates:
     """The mail templates, built once per invocation."""
+    from pbem.commands import reader
+
     state = _state(ctx)
     if "templates" not in state:
         state["templates"] = reader.guarded_templates(settings(ctx))
@@ -264,6 +309,8 @@ def more_hint(more: bool, rows: Sequence[Any], id_of: Callable[[Any], int] = lam
 
 
 def game_or_fail(session: Session, game_id: int, *, lock: bool = False) -> Game:
+    from pbem.models import Game
+
     game = session.get(Game, game_id, with_for_update=lock)
     if game is None:
         raise fail(f"there is no game #{game_id}; `pbem admin games` lists them")
@@ -271,6 +318,10 @@ def game_or_fail(session: Session, game_id: int, *, lock: bool = False) -> Game:
 
 
 def player_or_fail(session: Session, address: str, *, lock: bool = False) -> Player:
+    from sqlmodel import select
+
+    from pbem.models import Player
+
     query = select(Player).where(Player.address == address.strip().lower())
     player = session.exec(query.with_for_update() if lock else query).first()
     if player is None:
@@ -289,6 +340,11 @@ def change_game(ctx: click.Context, game_id: int, change: Callable[[Session, Gam
     serialises SQLite) and compared with what was read: a move or another admin change in
     between makes it refuse, with nothing changed. The success line is printed only after
     the commit."""
+    from sqlmodel import Session
+
+    from pbem.db import transaction
+    from pbem.errors import CommandError
+
     engine = database(ctx)
     with Session(engine) as session:
         seen = _seen(game_or_fail(session, game_id))
@@ -304,5 +360,11 @@ def change_game(ctx: click.Context, game_id: int, change: Callable[[Session, Gam
     echo(line)
 
 
-by_option = click.option("--by", default=default_actor, show_default="the OS user", help="Who makes the change.")
+def _default_actor() -> str:
+    from pbem.audit import default_actor
+
+    return default_actor()
+
+
+by_option = click.option("--by", default=_default_actor, show_default="the OS user", help="Who makes the change.")
 

@@ -12,18 +12,20 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from sqlalchemy import Engine, and_, delete, func, not_, union
-from sqlalchemy.exc import SQLAlchemyError
-from sqlmodel import Session, select
 
 from pbem.admin import SchemaProblem, admin, database, echo, echo_json, fail, settings, shown_url, sqlite_path
-from pbem.clock import now
-from pbem.db import transaction
-from pbem.mail.imap import ImapSettings
-from pbem.models import Bounce, InboundMessage, Move, Outbox, Quarantine
+from pbem.wallclock import now
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from pbem.mail.imap import ImapSettings
+
+# The database layer is imported by the functions that use it, so that `pbem admin status
+# --help` (and the other commands' help) costs no SQLAlchemy.
 
 OK, DEGRADED, DOWN = 0, 1, 2
 STALE_OUTBOX = timedelta(minutes=15)  # a mail unsent for longer means delivery is stuck
@@ -59,8 +61,14 @@ def _age(at: datetime | None, moment: datetime) -> float | None:
 
 
 def records_status(engine: Engine) -> dict[str, Any]:
-    """The counts a monitor watches, read in one short session."""
+    """The counts a monitor watches, and the daemons' heartbeats, read in one short session."""
+    from sqlmodel import Session, func, select
+
+    from pbem import heartbeat
+    from pbem.models import InboundMessage, Outbox, Quarantine
+
     with Session(engine) as session:
+        beats = heartbeat.latest(session)
         pending = session.exec(select(func.count(Outbox.id), func.min(Outbox.created_at))
                                .where(Outbox.status == "pending")).one()
         return {
@@ -70,7 +78,31 @@ def records_status(engine: Engine) -> dict[str, Any]:
             "quarantined": session.exec(select(func.count(Quarantine.id))
                                         .where(Quarantine.status == "quarantined")).one(),
             "last_mail_in": session.exec(select(func.max(InboundMessage.received_at))).one(),
+            "last_imap_contact": beats[heartbeat.MAILBOX],
+            "last_clock_round": beats[heartbeat.CLOCK],
         }
+
+
+def clock_lag(last_round: datetime | None, moment: datetime, interval: float) -> float | None:
+    """How late the clock's next round is: seconds past when it was due, 0 when on time,
+    None when no daemon ever ended one. A round's heartbeat may be `heartbeat.EVERY` old by
+    design, so the round is due that long after it at the least."""
+    from pbem import heartbeat
+
+    age = _age(last_round, moment)
+    return None if age is None else round(max(0.0, age - max(interval, heartbeat.EVERY)), 1)
+
+
+def heartbeat_problems(report: dict[str, Any], stale_after: float) -> list[str]:
+    """A daemon that stopped talking to its mailbox, or whose clock is late (stale_after seconds)."""
+    problems = []
+    contact = report["last_imap_contact_age_s"]
+    if contact is not None and contact > stale_after:
+        problems.append(f"no daemon has reached the mailbox for {contact / 60:.0f} minutes (is pbem serve running?)")
+    lag = report["clock_lag_s"]
+    if lag is not None and lag > stale_after:
+        problems.append(f"the clock is {lag / 60:.0f} minutes late (reminders and forfeits wait)")
+    return problems
 
 
 @admin.command("status")
@@ -79,7 +111,10 @@ def records_status(engine: Engine) -> dict[str, Any]:
               help="Seconds to wait for the IMAP server.")
 @click.pass_context
 def admin_status(ctx: click.Context, as_json: bool, timeout: float) -> None:
-    """Is the service healthy? Exit 0 ok, 1 degraded (mail stuck, failed or quarantined), 2 down."""
+    """Is the service healthy? Exit 0 ok, 1 degraded (mail stuck, failed or quarantined, no daemon
+    heard from or its clock late), 2 down."""
+    from sqlalchemy.exc import SQLAlchemyError
+
     conf = settings(ctx)
     moment = now()
     report: dict[str, Any] = {"checked_at": moment, "problems": []}
@@ -102,8 +137,8 @@ def admin_status(ctx: click.Context, as_json: bool, timeout: float) -> None:
         report["database"] = {"reachable": True, "detail": shown_url(conf.db_url)}
         counts["oldest_unsent_age_s"] = _age(counts["oldest_unsent"], moment)
         counts["last_mail_in_age_s"] = _age(counts["last_mail_in"], moment)
-        counts["last_imap_contact"] = None  # not recorded by the daemon (yet)
-        counts["clock_lag_s"] = None  # not recorded by the daemon (yet)
+        counts["last_imap_contact_age_s"] = _age(counts["last_imap_contact"], moment)
+        counts["clock_lag_s"] = clock_lag(counts["last_clock_round"], moment, conf.clock_interval)
         report.update(counts)
         if counts["outbox_failed"]:
             report["problems"].append(f"{counts['outbox_failed']} mails failed for good (pbem admin outbox --failed)")
@@ -112,6 +147,7 @@ def admin_status(ctx: click.Context, as_json: bool, timeout: float) -> None:
         age = counts["oldest_unsent_age_s"]
         if age is not None and age > STALE_OUTBOX.total_seconds():
             report["problems"].append(f"the oldest unsent mail waits for {age / 60:.0f} minutes")
+        report["problems"].extend(heartbeat_problems(report, conf.stale_after))
         if report["problems"] and code == OK:
             code = DEGRADED
     report["status"] = {OK: "ok", DEGRADED: "degraded", DOWN: "down"}[code]
@@ -133,7 +169,11 @@ def _print_status(r: dict[str, Any]) -> None:
         echo(f"  failed mails: {r['outbox_failed']}; quarantined messages: {r['quarantined']}")
         last = r["last_mail_in"]
         echo(f"  last mail read: {f'{last:%Y-%m-%d %H:%M} UTC' if last else 'never'}")
-        echo("  last IMAP contact, clock lag: not recorded")
+        contact = r["last_imap_contact"]
+        shown = f"{contact:%Y-%m-%d %H:%M:%S} UTC ({r['last_imap_contact_age_s']:g} s ago)" if contact else "never"
+        echo(f"  last mailbox contact: {shown}")
+        lag = r["clock_lag_s"]
+        echo(f"  clock lag: {'no round yet' if lag is None else f'{lag:g} s'}")
     for problem in r["problems"]:
         echo(f"  problem: {problem}")
 
@@ -204,18 +244,33 @@ class Pruned:
 
 def _thread_ends() -> Any:
     """The first and newest mail to each player about each game: the thread's In-Reply-To/References."""
+    from sqlalchemy import union
+    from sqlmodel import func, select
+
+    from pbem.models import Outbox
+
     firsts = select(func.min(Outbox.id)).group_by(Outbox.game_id, Outbox.player_id)
     lasts = select(func.max(Outbox.id)).group_by(Outbox.game_id, Outbox.player_id)
     return union(firsts, lasts)
 
 
 def _prunable_outbox(cutoff: datetime) -> Any:
+    from sqlalchemy import and_, not_
+    from sqlmodel import select
+
+    from pbem.models import Bounce, Outbox
+
     bounced = select(Bounce.outbox_message_id).where(Bounce.outbox_message_id.is_not(None))
     return and_(Outbox.status == "sent", Outbox.sent_at < cutoff, not_(Outbox.id.in_(_thread_ends())),
                 not_(Outbox.message_id.in_(bounced)))
 
 
 def _prunable_inbound(cutoff: datetime) -> Any:
+    from sqlalchemy import and_, not_
+    from sqlmodel import select
+
+    from pbem.models import Bounce, InboundMessage, Move, Quarantine
+
     moved = select(Move.message_id).where(Move.message_id.is_not(None))
     bounced = select(Bounce.inbound_message_id)
     held = select(Quarantine.message_id)
@@ -229,7 +284,15 @@ def prune(engine: Engine, cutoff: datetime, dry_run: bool = False) -> Pruned:
     Kept whatever its age: mails not yet sent or failed, each thread's first and newest mail
     (future mails thread to them, and a player we wrote to stays known), anything a bounce
     names, inbound records of moves (a move's Message-ID) and of quarantined messages; and
-    of course games, moves, ratings and the audit log, which are never pruned."""
+    of course games, moves, ratings and the audit log, which are never pruned. The heartbeats
+    of daemons silent since `cutoff` go too."""
+    from sqlalchemy import delete
+    from sqlmodel import Session, func, select
+
+    from pbem import heartbeat
+    from pbem.db import transaction
+    from pbem.models import InboundMessage, Outbox
+
     counts = []
     for table, column, where in ((Outbox, Outbox.id, _prunable_outbox(cutoff)),
                                  (InboundMessage, InboundMessage.id, _prunable_inbound(cutoff))):
@@ -247,6 +310,8 @@ def prune(engine: Engine, cutoff: datetime, dry_run: bool = False) -> Pruned:
                 if len(ids) < CHUNK:
                     break
         counts.append(total)
+    if not dry_run:
+        heartbeat.forget_before(engine, cutoff)
     return Pruned(*counts)
 
 

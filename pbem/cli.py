@@ -1,17 +1,25 @@
 """The `pbem` command: serve, try it in the sandbox, administer.
 
 Imports are lazy: `pbem --help` and the sandbox commands must not pay for the database layer,
-and `pbem serve` must answer SIGTERM from its first line on (see `serve`).
+and `pbem serve` must answer SIGTERM from the process's first line on: run as `pbem` (`run`)
+or `python -m pbem.cli`, the start-up guard of `pbem.startguard` is installed before the
+rest of this module is imported.
 """
 
 from __future__ import annotations
 
+import sys
+
+from pbem.startguard import Stopped, guard_start_up, stop_signals
+
+if __name__ == "__main__":  # `python -m pbem.cli ...`: guarded before the imports below
+    guard_start_up(sys.argv[1:])
+
 import logging
 import os
 import signal
-import sys
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -94,56 +102,9 @@ def main(ctx: click.Context, config: str | None, verbose: bool) -> None:
     ctx.obj = {"config": config}
 
 
-class Stopped(BaseException):
-    """Raised when SIGTERM/SIGINT came while `serve` starts, so start-up unwinds and exits 0.
-
-    A BaseException: the start-up code's `except Exception` handlers must not swallow it."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.name = signal.Signals(signum).name
-
-
 # Imported one by one by `serve`, a stop check before each, so that a signal during the imports
 # (most of the start-up) ends it within one of them; the last is what `serve` needs.
 WARM_UP = ("sqlalchemy", "sqlmodel", "alembic", "pbem.models", "pbem.service", "pbem.daemon")
-HAND_OVER_POLL = 0.01  # seconds between looks for the event loop's signal handlers
-
-
-def _stop_signals() -> Callable[[], None]:
-    """Until the daemon's event loop takes them over, SIGTERM and SIGINT only note the request;
-    the returned check raises `Stopped` for it at a point of start-up's own choosing.
-
-    The handler must never raise: it runs between any two bytecodes, and an exception raised
-    there can land where it is dropped ("Exception ignored in ..." from a C callback, a
-    destructor) or turned into another (a validation error from pydantic-core). The signal
-    was then lost and the daemon served on. So the signal waits for the next check, and when
-    the event loop has its own handlers installed first (the daemon being built inside it),
-    a timer sends the signal again for the loop to handle."""
-    pending: int | None = None
-
-    def handler(signum: int, _frame: Any) -> None:
-        nonlocal pending
-        if pending is None:  # a second signal while stopping changes nothing
-            pending = signum
-            signal.setitimer(signal.ITIMER_REAL, HAND_OVER_POLL, HAND_OVER_POLL)
-
-    def hand_over(_signum: int, _frame: Any) -> None:
-        if pending is None:
-            return
-        current = signal.getsignal(pending)
-        if callable(current) and current is not handler and current is not signal.default_int_handler:
-            signal.setitimer(signal.ITIMER_REAL, 0)  # the event loop's handler: it takes it from here
-            os.kill(os.getpid(), pending)
-
-    def check() -> None:
-        if pending is not None:
-            raise Stopped(pending)
-
-    signal.signal(signal.SIGALRM, hand_over)
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, handler)
-    return check
 
 
 @main.command()
@@ -158,7 +119,7 @@ def serve(ctx: click.Context) -> None:
     """
     how = ""
     try:
-        check = _stop_signals()  # first: the imports below take most of the start-up
+        check = stop_signals()  # installed already when started as `pbem` or `python -m pbem.cli`
         logging.getLogger("pbem").setLevel(logging.INFO)
         log.info("pbem starting (pid %d)", os.getpid())
         check()
@@ -183,6 +144,7 @@ def _serve(settings: Settings, check: Callable[[], None]) -> None:
     check()
     from pbem.daemon import sandbox_root
     from pbem.daemon import serve as run
+    from pbem.metrics import PortTaken
 
     if settings.sandbox:
         click.echo(
@@ -193,6 +155,8 @@ def _serve(settings: Settings, check: Callable[[], None]) -> None:
     check()
     try:
         run(settings)  # builds the daemon inside its event loop; a signal from here on stops the loop
+    except PortTaken as exc:
+        raise click.ClickException(f"{exc.strerror} Stop it, or set metrics_port under [server] to a free port.") from None
     except OSError as exc:
         if settings.sandbox and exc.errno == errno.EADDRINUSE:
             raise click.ClickException(
@@ -345,6 +309,12 @@ def sandbox_inbox(ctx: click.Context, address: str, last: int, count: bool) -> N
         click.echo(f"No mail for {address} yet.")
     for raw in mails[-last:]:
         _print_mail(raw)
+
+
+def run() -> None:
+    """The `pbem` console script: the start-up guard first (for `serve`), then the command."""
+    guard_start_up(sys.argv[1:])
+    sys.exit(main())
 
 
 if __name__ == "__main__":

@@ -81,6 +81,10 @@ class Settings:
     vacation_days_per_year: int = _allowed("whole days from 0 to 366", 30, ge=0, le=366)
     retention_days: int = _allowed("whole days, 1 or more", 90, ge=1)  # sent mail and inbound records
     metrics_port: Port | None = _allowed("a TCP port from 1 to 65535 (leave it out: no /metrics)", None)
+    metrics_host: str = _allowed("the address /metrics listens on, e.g. 127.0.0.1", "127.0.0.1", min_length=1,
+                                 pattern=r"^[^\s/]+$")
+    # `pbem admin status`: a heartbeat (written every few seconds) older than this is "degraded"
+    stale_after: Seconds = _allowed("seconds from 30 to 86400", 600.0, ge=30, le=86400)
     templates_dir: Annotated[Path, Field(strict=False)] | None = _allowed(
         "an existing directory of mail templates (leave it out: the packaged ones)", None
     )

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import signal
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from pbem.mail.imap import ImapSource, MailboxUnavailable
 from pbem.mail.sandbox import MaildirSource, SandboxServer
 from pbem.mail.smtp import SmtpSettings
 from pbem.mail.source import MailSource
+from pbem.metrics import Monitor
 from pbem.service import Service
 
 log = logging.getLogger(__name__)
@@ -52,6 +54,7 @@ class Daemon:
         migrate(self.engine)
         self.source = source or ImapSource(settings.imap)
         self.service = Service(settings, self.engine)
+        self.monitor = Monitor(settings, self.engine)  # heartbeats, and /metrics when configured
         faults.install()  # a test hook; does nothing unless PBEM_CRASH_AT is set
         self.stop = asyncio.Event()
         self.outbox_wake = asyncio.Event()
@@ -61,6 +64,7 @@ class Daemon:
         for sig in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(sig, self.stop.set)
+        self.monitor.start()
         log.info("pbem serving %s (%s)", self.settings.address, "sandbox" if self.sandbox else "IMAP")
         stopper = asyncio.ensure_future(self._close_on_stop())
         try:
@@ -79,6 +83,7 @@ class Daemon:
 
     def close(self) -> None:
         self.source.close()
+        self.monitor.close()
         if self.sandbox is not None:
             self.sandbox.stop()
             self.sandbox = None
@@ -92,6 +97,7 @@ class Daemon:
                 log.warning("mailbox unavailable: %s", exc)
                 await self._sleep(1.0)
                 continue
+            await self.monitor.contact()
             if not reached:  # the readiness line: migrated, serving, and the mailbox answers
                 reached = True
                 log.info("mailbox reached: %d messages waiting", len(mails))
@@ -117,7 +123,7 @@ class Daemon:
         """Handle one message; True when it is finished with (handled, a repeat, or quarantined)
         and may be marked done in the mailbox. Tries are counted in the database before each
         one, so a message that keeps killing the process is quarantined too."""
-        result = None
+        result, started = None, time.perf_counter()
         envelope = self.service.parse(data)  # parsed once, for the quarantine and the service
         if not quarantine.admit(self.engine, envelope, data, MAX_TRIES):
             log.error("message %s quarantined after %d tries", key, MAX_TRIES)
@@ -135,6 +141,7 @@ class Daemon:
         faults.crash_point("after-commit")
         if result is not None:
             log.info("message %s: %s", result.message_id, result.status)
+        self.monitor.handled(result.status if result else "quarantined", time.perf_counter() - started)
         self._loop.call_soon_threadsafe(self.outbox_wake.set)
         return True
 
@@ -156,6 +163,7 @@ class Daemon:
                     log.info("clock round%s: %d reminders, %d forfeits", " (start)" * first,
                              done.reminders, done.forfeits)
                 first = False
+                await self.monitor.clock_round(done)
             except Exception:
                 log.exception("clock round failed")
             await self._sleep(self.settings.clock_interval)
@@ -163,7 +171,7 @@ class Daemon:
     async def _outbox(self) -> None:
         while not self.stop.is_set():
             try:
-                await outbox.deliver_due(self.engine, self.settings)
+                self.monitor.delivered(await outbox.deliver_due(self.engine, self.settings))
             except Exception:
                 log.exception("outbox round failed")
             self.outbox_wake.clear()

@@ -238,3 +238,16 @@ class HeldMail(SQLModel, table=True):
     name: str = Field(default="", max_length=80)  # the display name the mail came with
     status: str = Field(default="held", max_length=20)  # held confirmed expired
     created_at: datetime
+
+
+class Heartbeat(SQLModel, table=True):
+    """When a daemon last did one of its rounds (`mailbox`: spoke to its mailbox, `clock`: ended
+    a clock round), so `pbem admin status` can tell a live service from a hung one. One row
+    per daemon and round, overwritten at most every few seconds."""
+
+    __table_args__ = (UniqueConstraint("name", "daemon"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=20)
+    daemon: str = Field(max_length=300)  # host:pid
+    at: datetime

@@ -23,6 +23,9 @@ DEADLINE = 40.0 * float(os.environ.get("PBEM_TEST_TIME_SCALE", "3"))  # the suit
 CLOCK_TICK = os.sysconf("SC_CLK_TCK")
 
 
+ENTRY = ["-m", "pbem.cli"]
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -38,7 +41,7 @@ def _cpu(pid: int) -> float:
 class Serve:
     """`pbem serve` in the sandbox, its output (stdout and stderr) collected line by line."""
 
-    def __init__(self, tmp_path: Path) -> None:
+    def __init__(self, tmp_path: Path, entry: list[str] = ENTRY) -> None:
         config = tmp_path / "pbem.toml"
         config.write_text(
             f'[server]\nhome = "{tmp_path / "home"}"\nsandbox_port = {_free_port()}\n', encoding="utf-8"
@@ -46,7 +49,7 @@ class Serve:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         env.pop("PBEM_CONFIG", None)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "pbem.cli", "-c", str(config), "serve"],
+            [sys.executable, *entry, "-c", str(config), "serve"],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True, env=env,
         )
         self.lines: list[str] = []
@@ -134,6 +137,47 @@ def test_serve_stops_with_exit_0_and_one_line_whenever_the_signal_comes(
     assert output.splitlines()[-1] == stopped[0]  # the last word
 
 
+def _catches(pid: int, sig: signal.Signals) -> bool:
+    """Whether process `pid` has a handler for `sig` (its SigCgt mask in /proc)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("SigCgt:"):
+            return bool(int(line.split()[1], 16) >> (sig - 1) & 1)
+    return False
+
+
+# The two ways `pbem serve` is started: `python -m pbem.cli` and the `pbem` console script.
+ENTRIES = {"module": ["-m", "pbem.cli"], "script": ["-c", "import sys; from pbem.cli import run; run()"]}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("entry", list(ENTRIES))
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_serve_stops_with_exit_0_when_signalled_the_moment_it_can_catch_a_signal(
+    tmp_path: Path, sig: signal.Signals, entry: str
+) -> None:
+    """Right after spawn: as soon as the process has a SIGTERM handler at all (the guard, which
+    comes before pbem's imports), sooner than any line it prints. Before that moment the
+    interpreter itself is still starting, and the signal's default action applies."""
+    serve = Serve(tmp_path, ENTRIES[entry])
+    end = time.monotonic() + DEADLINE
+    while not _catches(serve.proc.pid, signal.SIGTERM):  # SIGTERM is installed last: both are caught
+        assert serve.proc.poll() is None and time.monotonic() < end, "".join(serve.lines)
+        time.sleep(0.0005)  # polling the process's own state, not waiting for time to pass
+    code, output = serve.stop(sig)
+    assert code == 0, output
+    assert "Traceback" not in output
+    assert output.splitlines()[-1].endswith(f"pbem stopped by {sig.name} while starting"), output
+    assert sum("pbem stopped" in line for line in output.splitlines()) == 1, output
+
+
+def test_only_serve_installs_the_guard_early() -> None:
+    from pbem.startguard import command_of
+
+    assert command_of(["serve"]) == command_of(["-c", "serve", "serve"]) == command_of(["-v", "serve"]) == "serve"
+    assert command_of(["--config", "x.toml", "-v", "sandbox", "send", "serve"]) == "sandbox"
+    assert command_of(["-c", "serve"]) is None and command_of([]) is None and command_of(["--", "serve"]) == "serve"
+
+
 @pytest.fixture
 def signals_restored():
     """The start-up guard installed in this process for a test, the handlers put back after."""
@@ -152,9 +196,9 @@ def _signal_self(sig: signal.Signals) -> None:
 @pytest.mark.usefixtures("signals_restored")
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_start_up_signal_is_noted_and_raised_at_the_next_check(sig: signal.Signals) -> None:
-    from pbem.cli import Stopped, _stop_signals
+    from pbem.startguard import Stopped, stop_signals
 
-    check = _stop_signals()
+    check = stop_signals()
     check()  # nothing yet
     _signal_self(sig)  # the handler itself raises nothing
     _signal_self(signal.SIGTERM)  # a second signal changes nothing
@@ -172,9 +216,9 @@ class _SignalledWhileCollected:
 
 @pytest.mark.usefixtures("signals_restored")
 def test_a_signal_inside_a_destructor_is_not_lost() -> None:
-    from pbem.cli import Stopped, _stop_signals
+    from pbem.startguard import Stopped, stop_signals
 
-    check = _stop_signals()
+    check = stop_signals()
     unraisable: list[object] = []
     hook, sys.unraisablehook = sys.unraisablehook, unraisable.append
     try:
@@ -190,9 +234,9 @@ def test_a_signal_inside_a_destructor_is_not_lost() -> None:
 def test_a_signal_noted_before_the_event_loop_took_over_is_sent_again_to_the_loop() -> None:
     import asyncio
 
-    from pbem.cli import _stop_signals
+    from pbem.startguard import stop_signals
 
-    _stop_signals()
+    stop_signals()
     _signal_self(signal.SIGTERM)  # e.g. while the daemon is built inside the loop
 
     async def main() -> None:
