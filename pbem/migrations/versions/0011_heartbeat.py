@@ -1,7 +1,7 @@
 """heartbeat: when each daemon last spoke to its mailbox and ended a clock round
 
 Revision ID: 0011
-Revises: 0009
+Revises: 0010
 
 Read by `pbem admin status` (last mailbox contact, clock lag); written by the daemon at
 most every few seconds, outside any message's transaction.
@@ -12,7 +12,7 @@ import sqlmodel
 from alembic import op
 
 revision = "0011"
-down_revision = "0009"
+down_revision = "0010"
 branch_labels = None
 depends_on = None
 
