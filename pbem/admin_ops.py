@@ -65,7 +65,7 @@ def records_status(engine: Engine) -> dict[str, Any]:
     from sqlmodel import Session, func, select
 
     from pbem import heartbeat
-    from pbem.models import InboundMessage, Outbox, Quarantine
+    from pbem.models import Game, InboundMessage, Outbox, Quarantine
 
     with Session(engine) as session:
         beats = heartbeat.latest(session)
@@ -80,6 +80,8 @@ def records_status(engine: Engine) -> dict[str, Any]:
             "last_mail_in": session.exec(select(func.max(InboundMessage.received_at))).one(),
             "last_imap_contact": beats[heartbeat.MAILBOX],
             "last_clock_round": beats[heartbeat.CLOCK],
+            # The clock's own backlog: the earliest reminder or deadline still waiting (indexed).
+            "next_clock_event": session.exec(select(func.min(Game.clock_due_at)).where(Game.status == "active")).one(),
         }
 
 
@@ -93,6 +95,13 @@ def clock_lag(last_round: datetime | None, moment: datetime, interval: float) ->
     return None if age is None else round(max(0.0, age - max(interval, heartbeat.EVERY)), 1)
 
 
+def overdue(event: datetime | None, moment: datetime, interval: float) -> float | None:
+    """How long the earliest due clock event has waited beyond one round: a clock that runs
+    but falls behind (too many games due per round) shows here, not in its heartbeat."""
+    age = _age(event, moment)
+    return None if age is None else round(max(0.0, age - interval), 1)
+
+
 def heartbeat_problems(report: dict[str, Any], stale_after: float) -> list[str]:
     """A daemon that stopped talking to its mailbox, or whose clock is late (stale_after seconds)."""
     problems = []
@@ -102,6 +111,9 @@ def heartbeat_problems(report: dict[str, Any], stale_after: float) -> list[str]:
     lag = report["clock_lag_s"]
     if lag is not None and lag > stale_after:
         problems.append(f"the clock is {lag / 60:.0f} minutes late (reminders and forfeits wait)")
+    behind = report.get("clock_overdue_s")
+    if behind is not None and behind > stale_after:
+        problems.append(f"a reminder or deadline has waited {behind / 60:.0f} minutes for the clock")
     return problems
 
 
@@ -139,6 +151,7 @@ def admin_status(ctx: click.Context, as_json: bool, timeout: float) -> None:
         counts["last_mail_in_age_s"] = _age(counts["last_mail_in"], moment)
         counts["last_imap_contact_age_s"] = _age(counts["last_imap_contact"], moment)
         counts["clock_lag_s"] = clock_lag(counts["last_clock_round"], moment, conf.clock_interval)
+        counts["clock_overdue_s"] = overdue(counts["next_clock_event"], moment, conf.clock_interval)
         report.update(counts)
         if counts["outbox_failed"]:
             report["problems"].append(f"{counts['outbox_failed']} mails failed for good (pbem admin outbox --failed)")
@@ -174,6 +187,8 @@ def _print_status(r: dict[str, Any]) -> None:
         echo(f"  last mailbox contact: {shown}")
         lag = r["clock_lag_s"]
         echo(f"  clock lag: {'no round yet' if lag is None else f'{lag:g} s'}")
+        behind = r["clock_overdue_s"]
+        echo(f"  clock backlog: {'nothing waits' if not behind else f'the earliest due event waits {behind:g} s'}")
     for problem in r["problems"]:
         echo(f"  problem: {problem}")
 

@@ -14,7 +14,7 @@ from pbem import heartbeat
 from pbem.admin_ops import clock_lag
 from pbem.cli import main
 from pbem.db import make_engine, migrate
-from pbem.models import Heartbeat
+from pbem.models import Game, Heartbeat
 from tests.admin.conftest import NOW, write_config
 from tests.databases import throwaway
 
@@ -108,3 +108,20 @@ def test_a_heartbeat_is_one_upserted_row_per_daemon_on_either_database(kind: str
                 assert heartbeat.latest(session) == {heartbeat.MAILBOX: None, heartbeat.CLOCK: NOW}
         finally:
             engine.dispose()
+
+
+@freeze_time(NOW)
+def test_a_clock_that_runs_but_falls_behind_shows_its_backlog(db) -> None:
+    heartbeat.write(db.engine, heartbeat.CLOCK, "host:1", NOW - timedelta(seconds=10))  # the round runs
+    game_id = db.game("ataxx")  # G.start marks the game due at once
+    code, report = _status()
+    assert code == 0 and report["clock_overdue_s"] == 0.0
+    with Session(db.engine) as session:
+        game = session.get(Game, game_id)
+        game.clock_due_at = NOW - timedelta(minutes=40)  # a reminder that waits for a round to reach it
+        session.add(game)
+        session.commit()
+    code, report = _status()
+    assert code == 1 and report["clock_overdue_s"] == 40 * 60.0 - 60  # beyond one round (interval 60 s)
+    assert report["problems"] == ["a reminder or deadline has waited 39 minutes for the clock"]
+    assert "the earliest due event waits 2340 s" in CliRunner().invoke(main, ["admin", "status"]).output
