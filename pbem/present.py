@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlmodel import Session
 
-from pbem import clock
+from pbem import boards, clock
 from pbem import games as G
 from pbem.models import Challenge, Game, Player
 
@@ -93,6 +93,7 @@ def _shared(session: Session, game: Game) -> dict[str, Any]:
         "winner": (p0, p1)[game.winner].name if game.winner is not None else None,
         "created": game.created_at.strftime("%d %b %Y"),
     }
+    shared["grid"] = boards.grid(rules, pos, shared["board"])  # the cells, for the HTML part
     cache[key] = shared
     return shared
 
