@@ -125,4 +125,5 @@ def render(
     marks = [SECTION.format(n) for n in range(len(parts))]
     framed = templates.render("_mail.txt", wrap=False, **{**frame, "sections": marks}).body
     page = templates.html("_mail.html", blocks=blocks(framed, [], parts), subject=subject)
-    return _INLINER.inline(page)
+    # ASCII, other letters as character references, so the part can travel as 7bit, unencoded
+    return _INLINER.inline(page).encode("ascii", "xmlcharrefreplace").decode("ascii")
