@@ -55,3 +55,13 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = Path(given) / "html" if given else tmp_path_factory.mktemp("html-screenshots")
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+@pytest.fixture
+def server(tmp_path) -> Iterator[object]:
+    """The service over a SQLite file, as tests/service has it."""
+    from tests.databases import throwaway
+    from tests.service.conftest import _server
+
+    with throwaway("sqlite", tmp_path) as url:
+        yield from _server(url, tmp_path)
