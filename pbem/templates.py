@@ -80,7 +80,8 @@ class Templates:
         )
         self.env.globals["marker"] = MARKER
         self.html_env = Environment(
-            loader=FileSystemLoader(str(self.root / "html")),
+            # a templates_dir of the operator's own may leave out html/: the packaged layout serves
+            loader=FileSystemLoader([str(self.root / "html"), str(TEMPLATES / "html")]),
             undefined=StrictUndefined,
             trim_blocks=True,
             lstrip_blocks=True,
