@@ -48,28 +48,30 @@ def _boarded(value: Any, boards: list[dict[str, Any]]) -> Any:
     return value
 
 
-def tokens(line: str) -> list[tuple[str, bool]]:
-    """A line of prose as (text, is_code) pieces: example moves and commands become code."""
-    pieces: list[tuple[str, bool]] = []
+def tokens(line: str) -> list[tuple[str, str]]:
+    """A line of prose as (text, kind) pieces: kind "" for words, "move" for an example move
+    (shown boldly: a legal move one can copy), "code" for a command the mail tells to write."""
+    pieces: list[tuple[str, str]] = []
     at = 0
     for found in _CODE.finditer(line):
-        pieces.append((line[at : found.start()], False))
+        pieces.append((line[at : found.start()], ""))
         if found["move"] is not None:
-            pieces.append((found["move"], True))
+            pieces.append((found["move"], "move"))
         elif found["quoted"] is not None:
-            pieces.append((found["quoted"], True))
+            pieces.append((found["quoted"], "code"))
         else:
             lead, listed = (found["eg"], found["egs"]) if found["eg"] else (found["wr"], found["wrs"])
-            pieces.append((lead.rstrip() + " ", False))
+            moves = MOVE_OPEN in listed
+            pieces.append((lead.rstrip() + " ", ""))
             words = _SPLIT.split(listed.replace(MOVE_OPEN, "").replace(MOVE_CLOSE, "")) if found["eg"] else [
                 w.strip() for w in listed.split(",")
             ]
             for n, word in enumerate(w for w in words if w):
                 if n:
-                    pieces.append((" or " if found["eg"] else ", ", False))
-                pieces.append((word, True))
+                    pieces.append((" or " if found["eg"] else ", ", ""))
+                pieces.append((word, "move" if moves else "code"))
         at = found.end()
-    pieces.append((line[at:], False))
+    pieces.append((line[at:], ""))
     return [(text, code) for text, code in pieces if text]
 
 

@@ -57,8 +57,8 @@ def test_without_html_the_mail_is_plain_text_as_before() -> None:
 
 def test_example_moves_and_commands_become_code() -> None:
     line = f"Reply with your move on the first line, e.g.  {MOVE_OPEN}b1{MOVE_CLOSE}   or   {MOVE_OPEN}a1-c1{MOVE_CLOSE}"
-    assert [t for t, code in tokens(line) if code] == ["b1", "a1-c1"]
-    assert tokens('write "draw" to accept it') == [("write ", False), ("draw", True), (" to accept it", False)]
+    assert [(t, kind) for t, kind in tokens(line) if kind] == [("b1", "move"), ("a1-c1", "move")]
+    assert tokens('write "draw" to accept it') == [("write ", ""), ("draw", "code"), (" to accept it", "")]
     assert [t for t, code in tokens("You can also write: board, history, help.") if code] == ["board", "history", "help"]
     assert [t for t, code in tokens("For a return match, write e.g.  challenge ataxx bob@example.org") if code] == [
         "challenge ataxx bob@example.org"
@@ -83,7 +83,7 @@ def test_a_move_mail_has_the_board_as_a_table_and_the_text_part_unchanged(server
     assert "alice played f2. Your move, bob (o)." in html
     assert "<script" not in html
     example = text(mail).split("e.g.", 1)[1].split()[0]  # the legal move the text part suggests
-    assert f">{example}</code>" in html  # shown as code in the HTML part
+    assert '<code class="move"' in html and f">{example}</code>" in html  # shown boldly in the HTML part
     assert "@media (prefers-color-scheme: dark)" in html
     with_html = text(mail)
     server.say(BOB, "board")
@@ -138,3 +138,11 @@ def test_the_marker_line_leads_the_html_part_too(server) -> None:
     html = parse_html(server.last("fay@example.org"))
     body = html[html.index("<body"):]
     assert body.index("Please write your reply above this line") < body.index("<p", body.index("reply above") + 1)
+
+
+def test_a_templates_dir_without_html_uses_the_packaged_layout(tmp_path) -> None:
+    from pbem.templates import Templates
+
+    (tmp_path / "_mail.txt").write_text("{{ marker }}\n{% for s in sections %}{{ s }}{% endfor %}\n", encoding="utf-8")
+    page = Templates(tmp_path).html("_mail.html", blocks=[{"kind": "p", "lines": [[("Hello", "")]]}], subject="Hi")
+    assert "<p>Hello</p>" in page and "prefers-color-scheme: dark" in page
