@@ -78,7 +78,7 @@ def test_a_move_mail_has_the_board_as_a_table_and_the_text_part_unchanged(server
     mail = server.last(BOB)
     assert mail.get_content_type() == "multipart/alternative"
     html = mail.get_body(("html",)).get_content()
-    assert html.count('<table class="board"') == 1
+    assert html.count('<table class="board') == 1
     assert html.count("<td") >= 49
     assert "alice played f2. Your move, bob (o)." in html
     assert "<script" not in html
@@ -119,7 +119,7 @@ def test_display_sends_a_sample_board_of_every_game_in_both_parts(server) -> Non
     assert "the columns line up" in body
     assert body.count("+---") == 12  # six boards, a frame line above and below each
     html = mail.get_body(("html",)).get_content()
-    assert html.count('<table class="board"') == 6
+    assert html.count('<table class="board') == 6
 
 
 def test_what_a_player_wrote_is_escaped_in_the_html(server) -> None:
