@@ -26,7 +26,7 @@ BOARD = "\ue000board {}\ue000"  # a line of its own where a text template prints
 SECTION = "\ue000section {}\ue000"  # where the frame prints a section
 MOVE_OPEN, MOVE_CLOSE = "\ue001", "\ue002"  # around an example move
 _MARKER = re.compile("^\ue000(board|section) (\\d+)\ue000$")
-_INLINER = css_inline.CSSInliner(keep_at_rules=True, load_remote_stylesheets=False)
+_INLINER = css_inline.CSSInliner(keep_at_rules=True, minify_css=True, load_remote_stylesheets=False)
 
 _CODE = re.compile(
     "\ue001(?P<move>[^\ue002]*)\ue002"  # an example move

@@ -69,6 +69,31 @@ def _play(server: Server, case: str, line: str) -> None:
     server.say(other, "resign")
 
 
+def crowded(templates) -> str:  # noqa: ANN001
+    """The HTML of a sample mail showing a late Infinito 26x26: three-digit values in most cells."""
+    import random
+
+    import engine
+    from engine.myriades_notation import square_name
+    from pbem import boards, htmlmail
+
+    rules = engine.create("infinito", {"size": 26})
+    squares = [square_name(i, 26) for i in range(26 * 26)]
+    random.Random(13).shuffle(squares)
+    stones = squares[:600]
+    data = {
+        "size": 26, "ply": 600, "last": None, "neutral": squares[600:650],
+        "white": {sq: n for n, sq in enumerate(stones[::2])},
+        "black": {sq: n for n, sq in enumerate(stones[1::2])},
+    }
+    pos = rules.load(data)
+    board = rules.render(pos, names=("Alice", "Bob"))
+    view = {"kind": "infinito", "title": rules.title, "describe": rules.describe(), "board": board,
+            "grid": boards.grid(rules, pos, board), "examples": rules.examples(pos)[:1]}
+    sections = [("display.txt", {"samples": [view], "format": "html"})]
+    return htmlmail.render(templates, sections, {"ignored": [], "player": None, "game_id": None}, "Infinito")
+
+
 def collect(tmp: Path) -> dict[tuple[str, str], str]:
     """(case, template) -> the HTML part of the newest such mail; with `display` and `help`."""
     settings = replace(Settings(), address=GAME, home=tmp, database_url=f"sqlite:///{tmp / 'pbem.sqlite3'}")
@@ -90,6 +115,7 @@ def collect(tmp: Path) -> dict[tuple[str, str], str]:
         found[("all", "display")] = html_of(_newest(server, "alice.ataxx@example.org").message)
         server.say("alice.ataxx@example.org", "help")
         found[("all", "help")] = html_of(_newest(server, "alice.ataxx@example.org").message)
+        found[("all", "crowded")] = crowded(server.service.templates)
     finally:
         engine.dispose()
     return found

@@ -76,3 +76,10 @@ def test_the_display_sample_reads_at_every_width(browser, artifacts, mails) -> N
 
 def test_help_reads_at_every_width(browser, artifacts, mails) -> None:
     check(browser, artifacts, "help", mails[("all", "help")], 0)
+
+
+def test_a_crowded_infinito_26x26_shows_every_value_in_its_stone(browser, artifacts, mails) -> None:
+    html = mails[("all", "crowded")]
+    assert html.count('class="st ') >= 600 + 50
+    assert ">299</span>" in html  # the values themselves, not only the side's letter
+    check(browser, artifacts, "infinito-26-crowded", html, 1)
