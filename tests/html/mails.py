@@ -19,7 +19,7 @@ from tests.service.mailer import GAME, compose, parse, reply_to
 #: case -> the challenge line's game and options
 CASES = {
     "ataxx": "ataxx",
-    "infection": "infection",
+    "infection": "infection blocks=cross",  # blocked squares
     "assimilation": "assimilation",
     "capturego-9": "capturego size=9",
     "capturego-19": "capturego size=19",

@@ -67,6 +67,8 @@ def check(browser, artifacts: Path, name: str, html: str, boards: int) -> None: 
 def test_a_game_mail_reads_at_every_width_light_and_dark(browser, artifacts, mails, case, template) -> None:
     html = mails.get((case, template))
     assert html is not None, f"the game of {case} sent no {template} mail"
+    if case == "infection" and template not in _BOARDLESS:
+        assert 'class="blocked' in html  # the blocked squares are drawn as such
     check(browser, artifacts, f"{case}-{template}", html, 0 if template in _BOARDLESS else 1)
 
 
