@@ -25,6 +25,7 @@ class Player(SQLModel, table=True):
     timezone: str = Field(default="UTC", max_length=64)  # IANA zone for deadlines and weekends
     version: int = 0  # bumped by every change of the player's own records: an older mail's token is stale
     proven_at: datetime | None = None  # when the address first showed that it receives our mail
+    format: str = Field(default="html", max_length=8)  # "html": text and HTML parts; "text": text only
 
 
 class Challenge(SQLModel, table=True):

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from sqlalchemy import func
 from sqlmodel import Session, select
 
-from pbem import records, trust
+from pbem import htmlmail, records, trust
 from pbem.config import Settings
 from pbem.mail import outbound
 from pbem.models import Game, Outbox, Player
@@ -86,13 +86,12 @@ def queue(
     if tagged is not None:
         shown = game if game is not None and game.id == tagged else session.get(Game, tagged)
     subject = trust.subject(text, player, shown)
-    frame = templates.render(
-        "_mail.txt",
-        sections=[r.body for r in rendered],
-        ignored=list(ignored),
-        player=player,
-        game_id=game.id if game is not None else None,
-    )
+    facts = {"ignored": list(ignored), "player": player, "game_id": game.id if game is not None else None}
+    frame = templates.render("_mail.txt", sections=[r.body for r in rendered], **facts)
+    html = None
+    if player.format != "text":  # the HTML part says the same words, with the boards as tables
+        sections = [(letter.template, letter.data) for letter in letters]
+        html = htmlmail.render(templates, sections, facts, subject)
     thread_reply, thread_refs = _thread(session, player, game)
     message_id = outbound.new_message_id(settings.domain)
     at = now()
@@ -103,6 +102,7 @@ def queue(
         reply_to=trust.reply_to(settings, player, game),
         subject=subject,
         body=frame.body,
+        html=html,
         in_reply_to=in_reply_to or thread_reply,
         references=[*references, *thread_refs] if in_reply_to else thread_refs,
         loop_marker=settings.address,

@@ -12,7 +12,8 @@ from typing import Any
 
 from sqlmodel import Session
 
-from pbem import clock
+import engine
+from pbem import boards, clock
 from pbem import games as G
 from pbem.models import Challenge, Game, Player
 
@@ -93,6 +94,7 @@ def _shared(session: Session, game: Game) -> dict[str, Any]:
         "winner": (p0, p1)[game.winner].name if game.winner is not None else None,
         "created": game.created_at.strftime("%d %b %Y"),
     }
+    shared["grid"] = boards.grid(rules, pos, shared["board"])  # the cells, for the HTML part
     cache[key] = shared
     return shared
 
@@ -121,3 +123,20 @@ def challenge_view(session: Session, challenge: Challenge) -> dict[str, Any]:
         "status": challenge.status,
         "created": challenge.created_at.strftime("%d %b %Y"),
     }
+
+
+def sample_views(plies: int = 4, names: tuple[str, str] = ("Alice", "Bob")) -> list[dict[str, Any]]:
+    """A small position of every game (its first example move, `plies` times from the start),
+    as the `display` command shows them: the text board and its cells, nothing from the records."""
+    views = []
+    for kind in engine.names():
+        rules = engine.create(kind)
+        pos = rules.start()
+        for _ in range(plies):
+            pos = rules.apply(pos, rules.parse(pos, rules.examples(pos)[0]))
+        board = rules.render(pos, names=names)
+        views.append(
+            {"kind": kind, "title": rules.title, "describe": rules.describe(), "board": board,
+             "grid": boards.grid(rules, pos, board), "examples": rules.examples(pos)[:1]}
+        )
+    return views

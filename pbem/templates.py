@@ -6,6 +6,10 @@ A template starts with `{% set subject %}...{% endset %}`; the rest is the body.
 package `pbem_templates` (see pyproject.toml), found through `importlib.resources`. Run from a
 checkout, the checkout's own folder wins, so an edited template shows at once; the
 `templates_dir` setting overrides both.
+
+`templates/html/` holds the HTML part's layout only (`Templates.html`, autoescaped): the
+frame and the one board macro. Its words are the text templates' own, rendered unwrapped
+and cut into blocks by `pbem.htmlmail`, so nothing is worded twice.
 """
 
 from __future__ import annotations
@@ -75,6 +79,14 @@ class Templates:
             autoescape=False,
         )
         self.env.globals["marker"] = MARKER
+        self.html_env = Environment(
+            # a templates_dir of the operator's own may leave out html/: the packaged layout serves
+            loader=FileSystemLoader([str(self.root / "html"), str(TEMPLATES / "html")]),
+            undefined=StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            autoescape=True,
+        )
 
     def names(self) -> list[str]:
         """Every template the server can send (partials start with `_`)."""
@@ -85,13 +97,20 @@ class Templates:
     def exists(self, name: str) -> bool:
         return (self.root / name).is_file()
 
-    def render(self, name: str, **context: Any) -> Rendered:
+    def render(self, name: str, wrap: bool = True, **context: Any) -> Rendered:
+        """The subject and body of a text template; `wrap=False` leaves each line whole (for the
+        HTML part, where the mail program wraps)."""
         module = self.env.get_template(name).make_module(context)
         subject = " ".join(str(getattr(module, "subject", "")).split())
         body = str(module).strip("\n")
-        lines = [wrapped for line in body.splitlines() for wrapped in _wrap(line.rstrip(), self.guard)]
+        width = WIDTH if wrap else 1 << 20
+        lines = [wrapped for line in body.splitlines() for wrapped in _wrap(line.rstrip(), self.guard, width)]
         collapsed: list[str] = []
         for line in lines:  # templates may leave runs of blank lines where blocks are empty
             if line or (collapsed and collapsed[-1]):
                 collapsed.append(line)
         return Rendered(subject=subject, body="\n".join(collapsed).strip("\n") + "\n")
+
+    def html(self, name: str, **context: Any) -> str:
+        """An HTML template of `templates/html/`, every value escaped."""
+        return self.html_env.get_template(name).render(context)

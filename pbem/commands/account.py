@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pbem.commands.base import Call, Command, Context, register
 from pbem.errors import CommandError
+from pbem.present import sample_views
 
 
 @register
@@ -34,3 +35,52 @@ class Name(Command):
         old, ctx.player.name = ctx.player.name, new
         ctx.session.add(ctx.player)
         ctx.reply("named.txt", old=old, new=new)
+
+
+FORMATS = ("html", "text")
+
+
+@register
+class Format(Command):
+    """Choose how my mails come: "html" (the default) sends each mail as plain text with an HTML
+    version beside it, where the boards are drawn as tables; "text" sends the plain text alone.
+
+    Write: format html
+       or: format text
+    """
+
+    name = "format"
+    syntax = "format html|text"
+    summary = "mails with an HTML board (html), or plain text only (text)"
+    max_args = 1
+
+    requires_proof = True  # a setting of the sender's own, as name and timezone are
+    needs_current_records = True
+
+    def run(self, ctx: Context, call: Call) -> None:
+        args = [a.lower() for a in call.args]
+        if len(args) != 1 or args[0] not in FORMATS:
+            raise CommandError(
+                "Please say which format you want: html or text.", "Write e.g. format text.",
+                code="format.unknown", params={"given": " ".join(call.args)[:40]},
+            )
+        old, ctx.player.format = ctx.player.format, args[0]
+        ctx.session.add(ctx.player)
+        ctx.reply("format.txt", old=old, new=args[0])
+
+
+@register
+class Display(Command):
+    """Send a sample board of each game, to check that my mails look right in your mail program.
+
+    Write: display
+    """
+
+    name = "display"
+    aliases = ("test",)
+    syntax = "display"
+    summary = "a sample board of each game, to check how my mails look"
+    max_args = 0
+
+    def run(self, ctx: Context, call: Call) -> None:
+        ctx.reply("display.txt", samples=sample_views(), format=ctx.player.format)

@@ -1,6 +1,7 @@
 """Building the mails we send: headers that thread, identify and stop loops.
 
-Every mail is plain text (fixed-width boards), threads with In-Reply-To/References,
+Every mail has a plain-text part (fixed-width boards), and beside it, when given, an HTML
+part (multipart/alternative, text first, so a client that shows HTML shows the HTML); it threads with In-Reply-To/References,
 has a Message-ID chosen once and kept across retries, a Reply-To plus-address that
 carries the player's token back, and the RFC 3834 marks that stop auto-responders.
 Internationalised addresses are written as RFC 6532 asks: an IDN domain in ASCII, a
@@ -45,6 +46,7 @@ def build(
     reply_to: str,
     subject: str,
     body: str,
+    html: str | None = None,
     in_reply_to: str | None = None,
     references: Sequence[str] = (),
     loop_marker: str,
@@ -53,8 +55,14 @@ def build(
 ) -> bytes:
     """The exact bytes of one outgoing mail (CRLF line ends, as SMTP wants them).
 
-    `date` is the caller's clock: the mail layer keeps none of its own."""
-    text = MIMEText(body, "plain", _body_charset(body))
+    `date` is the caller's clock: the mail layer keeps none of its own. `html`, when given,
+    goes beside `body` as the other half of a multipart/alternative."""
+    text: Message = MIMEText(body, "plain", _body_charset(body))
+    if html is not None:
+        alternative = MIMEMultipart("alternative")
+        alternative.attach(text)
+        alternative.attach(MIMEText(html, "html", _html_charset(html)))
+        text = alternative
     msg: Message = text
     if attachments:
         msg = MIMEMultipart("mixed")
@@ -111,4 +119,13 @@ def _body_charset(body: str) -> charset.Charset:
     """UTF-8, sent as plain 7bit when the text is ASCII (boards always are), else quoted-printable."""
     cs = charset.Charset("utf-8")
     cs.body_encoding = None if body.isascii() else charset.QP
+    return cs
+
+
+def _html_charset(html: str) -> charset.Charset:
+    """UTF-8, sent as it is when the HTML is ASCII in lines SMTP carries (at most 998 octets), else
+    quoted-printable: QP writes every `=` of the style attributes as `=3D`, a fifth more bytes."""
+    cs = charset.Charset("utf-8")
+    plain = html.isascii() and all(len(line) <= 998 for line in html.splitlines())
+    cs.body_encoding = None if plain else charset.QP
     return cs

@@ -68,7 +68,8 @@ def test_the_built_wheel_carries_every_template_and_migration(tmp_path: Path) ->
     )
     (wheel,) = tmp_path.glob("pbem-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    wanted = {f"{PACKAGE}/{p.relative_to(ROOT / 'templates').as_posix()}" for p in (ROOT / "templates").rglob("*.txt")}
+    wanted = {f"{PACKAGE}/{p.relative_to(ROOT / 'templates').as_posix()}"
+              for pattern in ("*.txt", "*.html") for p in (ROOT / "templates").rglob(pattern)}
     wanted |= {p.relative_to(ROOT).as_posix() for p in (ROOT / "pbem" / "migrations").rglob("*") if p.is_file()
                and "__pycache__" not in p.parts}
     wanted |= {p.relative_to(ROOT).as_posix() for top in ("pbem", "engine") for p in (ROOT / top).rglob("*.py")

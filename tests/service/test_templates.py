@@ -20,6 +20,9 @@ SCRIPT = [
     (ALICE, "name Alice Liddell", True),
     (ALICE, "hello there", True),
     (ALICE, "timezone Europe/Rome", True),
+    (ALICE, "display", True),
+    (ALICE, "format text", True),
+    (ALICE, "format html", True),
     (ALICE, "challenge capturego bob@example.org colour=black size=9", True),
     (ALICE, "confirm", True),
     (ALICE, "confirm", True),  # nothing is waiting any more

@@ -12,7 +12,7 @@ from pbem import quarantine
 from pbem.cli import main
 from pbem.daemon import Daemon
 from pbem.models import Bounce, Game, InboundMessage, Move, Outbox, Quarantine
-from tests.service.mailer import GAME, compose, parse, reply_to
+from tests.service.mailer import GAME, compose, parse, reply_to, text
 
 ALICE, BOB, EVE = "alice@example.org", "bob@example.org", "eve@example.org"
 
@@ -91,7 +91,7 @@ def test_a_reply_to_an_outdated_board_is_refused_with_the_current_board(server) 
     server.send(reply_to(ALICE, started, "f3"))
     assert _moves(server) == 2
     refusal = server.last(ALICE)
-    flat = " ".join(refusal.get_content().split())
+    flat = " ".join(text(refusal).split())
     assert "answers an older board of game #1" in flat and "b1" in flat
     # Replying to the refusal (the current board) is accepted.
     server.send(reply_to(ALICE, refusal, "f3"))
@@ -167,11 +167,11 @@ def test_error_replies_are_rationed_per_address_and_day(server) -> None:
 
 def test_oversized_mail_and_too_many_commands_get_one_short_error(server) -> None:
     server.send(compose(ALICE, "help\n" + "x" * 300_000))
-    assert "bigger than 256 KiB" in " ".join(server.last(ALICE).get_content().split())
+    assert "bigger than 256 KiB" in " ".join(text(server.last(ALICE)).split())
     assert len(server.mails(ALICE)) == 1
     server.send(compose(BOB, "\n".join(["help"] * 40)))
     (mail,) = server.mails(BOB)
-    assert "more than 30 command lines" in " ".join(mail.get_content().split())
+    assert "more than 30 command lines" in " ".join(text(mail).split())
 
 
 class _Boom(Exception):

@@ -1,0 +1,140 @@
+"""A game's board as data for the HTML mail: coordinates, and what stands on every cell.
+
+The text board (`Rules.render`) is a fixed-width picture; the HTML part draws the same
+position as a table, and needs the cells themselves. `grid` reads them from the engine's
+position, one small reader per family of games, into one shape that the one board macro
+(`templates/html/_board.html`) draws for every game:
+
+    {"columns": ["a", ...], "rows": [{"label": "7", "cells": [cell, ...]}, ...] (top row first),
+     "legend": [{"key": cell or None, "text": "..."}, ...]}
+
+A cell is `{"kind": k, "text": t, "last": bool}`, `k` one of `empty`, `star` (a Go star
+point), `blocked` (an Ataxx gap), `neutral` (a Myriades neutral stone), `dark`, `light`
+(the two sides' stones); `text` is what a stone shows (a Myriades value, an Ataxx letter).
+The legend is the text board's own legend, word for word, each line with the cell its
+leading symbol stands for, so the HTML says what the text says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import engine
+from engine import squares
+from engine.ataxx import Ataxx
+from engine.ataxx_board import FILES, SIZE
+from engine.capturego import CaptureGo
+from engine.go_board import BLACK, EMPTY, Move
+from engine.myriades import Myriades
+from engine.myriades_notation import LETTERS, NEUTRAL, WHITE
+
+Cell = dict[str, Any]
+
+
+def _cell(kind: str, text: str = "", last: bool = False) -> Cell:
+    return {"kind": kind, "text": text, "last": last}
+
+
+def _ataxx(rules: Ataxx, pos: Any) -> tuple[list[str], Callable[[int, int], Cell], dict[str, Cell]]:
+    marked = pos.last.dst if pos.last is not None else None
+
+    def cell(col: int, row: int) -> Cell:
+        sq = row * SIZE + col
+        bit = 1 << sq
+        if pos.gaps & bit:
+            return _cell("blocked")
+        if pos.x & bit:
+            return _cell("dark", "x", sq == marked)
+        if pos.o & bit:
+            return _cell("light", "o", sq == marked)
+        return _cell("empty")
+
+    keys = {
+        "x": _cell("dark", "x"), "o": _cell("light", "o"), "#": _cell("blocked"),
+        "X": _cell("dark", "x", True), "O": _cell("light", "o", True),
+    }
+    return list(FILES), cell, keys
+
+
+def _go(rules: CaptureGo, pos: Any) -> tuple[list[str], Callable[[int, int], Cell], dict[str, Cell]]:
+    stars = rules._star_points()
+    last = pos.last if pos.last is not None and not pos.last.is_pass else None
+    index, board = rules._geo.index_of, pos._board
+
+    def cell(col: int, row: int) -> Cell:
+        move = Move(col, row)
+        color = board[index[move]]
+        here = last is not None and last.col == col and last.row == row
+        if color == EMPTY:
+            return _cell("star" if move in stars else "empty")
+        return _cell("dark" if color == BLACK else "light", "", here)
+
+    keys = {
+        "X": _cell("dark"), "O": _cell("light"),
+        "(X)": _cell("dark", "", True), "(O)": _cell("light", "", True),
+    }
+    return squares.columns(rules.size, skip_i=True), cell, keys
+
+
+def _myriades(rules: Myriades, pos: Any) -> tuple[list[str], Callable[[int, int], Cell], dict[str, Cell]]:
+    n = pos.size
+    marked = rules._marked(pos)
+
+    def cell(col: int, row: int) -> Cell:
+        index = row * n + col
+        value = pos.cells[index]
+        if value is None:
+            return _cell("empty", "", index in marked)
+        if value == NEUTRAL:
+            return _cell("neutral", "", index in marked)
+        return _cell("light" if value[0] == WHITE else "dark", str(value[1]), index in marked)
+
+    keys = {
+        LETTERS[0]: _cell("light", LETTERS[0]), LETTERS[1]: _cell("dark", LETTERS[1]),
+        "::": _cell("neutral"), "#": _cell("neutral"), "[": _cell("empty", "", True),
+    }
+    return squares.columns(n), cell, keys
+
+
+def grid(rules: engine.Rules, pos: Any, text_board: str) -> dict[str, Any]:
+    """The board of `pos` as rows of cells, with the legend of its text board `text_board`."""
+    if isinstance(rules, Ataxx):
+        columns, cell, keys = _ataxx(rules, pos)
+    elif isinstance(rules, CaptureGo):
+        columns, cell, keys = _go(rules, pos)
+    elif isinstance(rules, Myriades):
+        columns, cell, keys = _myriades(rules, pos)
+    else:  # a game this module does not know yet: the HTML mail shows its text board
+        return {"columns": [], "rows": [], "legend": [], "text": text_board}
+    count = len(columns)
+    rows = [
+        {"label": str(row + 1), "cells": [cell(col, row) for col in range(count)]}
+        for row in range(count - 1, -1, -1)
+    ]
+    return {"columns": columns, "rows": rows, "legend": legend(text_board, keys), "text": None}
+
+
+def legend(text_board: str, keys: dict[str, Cell]) -> list[dict[str, Any]]:
+    """The legend lines of a text board (what stands right of its rows and below its frame),
+    each with the cell its leading symbol stands for (None when it starts with a word)."""
+    lines = text_board.splitlines()
+    borders = [i for i, line in enumerate(lines) if line.strip().startswith("+-")]
+    if len(borders) < 2:
+        return []
+    top, bottom = borders[0], borders[-1]
+    right = len(lines[top].rstrip())  # the column of the frame's right edge
+    texts = []
+    for i, line in enumerate(lines):
+        if top < i < bottom:
+            texts.append(line[right:].lstrip(" 0123456789").strip())  # past "| 7"
+        elif i > bottom + 1:  # below the frame and its column names
+            texts.append(line.strip())
+    found = []
+    for text in filter(None, texts):
+        symbol, _, rest = text.partition(" ")
+        key = keys.get(symbol) or (keys.get("[") if symbol == "[" else None)
+        if key is not None and symbol == "[":
+            rest = rest.removeprefix("]").strip()
+        found.append({"key": key, "text": rest.strip() if key is not None else text})
+    return found
