@@ -91,7 +91,7 @@ def queue(
     html = None
     if player.format != "text":  # the HTML part says the same words, with the boards as tables
         sections = [(letter.template, letter.data) for letter in letters]
-        html = htmlmail.render(templates, sections, facts, subject)
+        html = htmlmail.render(templates, sections, facts, text)  # the title: no tag, no token
     thread_reply, thread_refs = _thread(session, player, game)
     message_id = outbound.new_message_id(settings.domain)
     at = now()

@@ -85,6 +85,8 @@ def test_a_move_mail_has_the_board_as_a_table_and_the_text_part_unchanged(server
     example = text(mail).split("e.g.", 1)[1].split()[0]  # the legal move the text part suggests
     assert '<code class="move"' in html and f">{example}</code>" in html  # shown boldly in the HTML part
     assert "@media (prefers-color-scheme: dark)" in html
+    assert "[k:" in mail["Subject"] and "[k:" not in html  # the title is the words: no tag, no token
+    assert "<title>" in html and "[pbem" not in html.split("</title>")[0]
     with_html = text(mail)
     server.say(BOB, "board")
     board_html = text(server.last(BOB))
