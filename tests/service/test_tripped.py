@@ -1,0 +1,47 @@
+"""What players tripped over (issue 13), each through the service as a player's mail."""
+
+from __future__ import annotations
+
+from tests.service.mailer import compose, reply_to, text
+
+ALICE, BOB, CAROL = "alice@example.org", "bob@example.org", "carol@example.org"
+
+
+def flat(mail) -> str:
+    return " ".join(text(mail).split())
+
+
+def start_game(server, kind: str = "ataxx", options: str = "colour=first") -> None:
+    server.say(ALICE, f"challenge {kind} {BOB} {options}")
+    server.confirm(ALICE)
+    server.send(reply_to(BOB, server.last(BOB), "accept 1"))
+
+
+# 1. a command word in the subject is read only when it is the mail's only command
+
+
+def test_a_subject_beside_body_commands_is_not_run(server) -> None:
+    for word in ("rules", "history", "record", "board"):
+        server.send(compose(ALICE, "rules capturego", subject=word))
+        answer = server.last(ALICE)
+        assert "not done" not in answer["Subject"], word
+        assert "I could not do" not in flat(answer), word
+        assert "Capture Go" in flat(answer) or "capturego" in flat(answer).lower()
+
+
+def test_a_subject_alone_is_read_once(server) -> None:
+    server.send(compose(ALICE, "", subject="open"))
+    assert "open challenge" in flat(server.last(ALICE)).lower() or "no open" in flat(server.last(ALICE)).lower()
+    server.send(compose(ALICE, "help", subject="help"))
+    assert flat(server.last(ALICE)).count("* * *") == 0  # one answer, not two
+
+
+def test_a_fresh_iphone_accept_is_held_not_refused(server) -> None:
+    server.say(ALICE, f"challenge ataxx {BOB}")
+    server.confirm(ALICE)
+    server.send(compose(BOB, "Accept 1\n\nSent from my iPhone", subject="Accept"))
+    answer = server.last(BOB)
+    assert "not done" not in answer["Subject"]
+    assert "Please name the challenge" not in flat(answer)
+    server.confirm(BOB)
+    assert "You move" in flat(server.last(BOB)) or "your move" in flat(server.last(BOB)).lower()
