@@ -58,6 +58,16 @@ def _wrap(line: str, guard: Callable[[str], bool], width: int = WIDTH) -> list[s
     return lines
 
 
+SIGNATURE = "-- "  # the signature separator: its trailing space is what clients look for
+
+
+def _trimmed(line: str) -> str:
+    """A line without trailing blanks, but the signature separator keeps its one space, so
+    clients know the footer and leave it out of the quote."""
+    trimmed = line.rstrip()
+    return SIGNATURE if trimmed == SIGNATURE.strip() else trimmed
+
+
 class Templates:
     """The Jinja2 environment over `templates/` (or `root`), strict about missing variables."""
 
@@ -89,7 +99,7 @@ class Templates:
         module = self.env.get_template(name).make_module(context)
         subject = " ".join(str(getattr(module, "subject", "")).split())
         body = str(module).strip("\n")
-        lines = [wrapped for line in body.splitlines() for wrapped in _wrap(line.rstrip(), self.guard)]
+        lines = [wrapped for line in body.splitlines() for wrapped in _wrap(_trimmed(line), self.guard)]
         collapsed: list[str] = []
         for line in lines:  # templates may leave runs of blank lines where blocks are empty
             if line or (collapsed and collapsed[-1]):

@@ -45,3 +45,17 @@ def test_a_fresh_iphone_accept_is_held_not_refused(server) -> None:
     assert "Please name the challenge" not in flat(answer)
     server.confirm(BOB)
     assert "You move" in flat(server.last(BOB)) or "your move" in flat(server.last(BOB)).lower()
+
+
+# 4. the footer's separator is "-- ", so clients leave the footer out of a quote
+
+
+def test_the_signature_separator_keeps_its_space(server) -> None:
+    from sqlmodel import Session, select
+
+    from pbem.models import Outbox
+
+    server.say(ALICE, "help")
+    with Session(server.engine) as session:
+        raw = session.exec(select(Outbox.message).order_by(Outbox.id.desc())).first()
+    assert b"\r\n-- \r\n" in raw
