@@ -11,6 +11,7 @@ checkout, the checkout's own folder wins, so an edited template shows at once; t
 from __future__ import annotations
 
 import importlib.resources
+import re
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -43,19 +44,41 @@ class Rendered:
     body: str
 
 
+_KEEP = "\ue000"  # a space the wrapper must not break at (inside an example command)
+_GLUE = "\ue001"  # an example command starts here: glued to the word before it
+_GLUED = re.compile(r"(?<=\S)(\s+)(\S*)" + _GLUE)
+
+
+def keep(*words: object) -> str:
+    """An example command for the player to type (`{{ keep("accept", c.id) }}`): never broken
+    across lines, and kept on one line with the word before it, so no wrapped line starts
+    with it (a line of ours must not read as a command when a client quotes without `>`)."""
+    return _GLUE + _KEEP.join(" ".join(str(w) for w in words).split())
+
+
+def _unkept(text: str) -> str:
+    return text.replace(_KEEP, " ").replace(_GLUE, "")
+
+
 def _wrap(line: str, guard: Callable[[str], bool], width: int = WIDTH) -> list[str]:
     """Prose lines wrapped to `width`, keeping indents; boards are narrower and pass untouched.
 
-    A wrapped line must not start like a command (`guard`), or a client that quotes without
-    `>` would make us read our own words back: try a little narrower until none does."""
-    if len(line) <= width:
-        return [line]
+    An example command (`keep`) is never broken: its line may be wider than `width` rather
+    than break what a player copies. A wrapped line must not start like a command (`guard`),
+    or a client that quotes without `>` would make us read our own words back: try a little
+    narrower until none does."""
+    if _GLUE in line:
+        line = _GLUED.sub(lambda m: _KEEP * len(m.group(1)) + m.group(2), line)
+    if len(_unkept(line)) <= width:
+        return [_unkept(line)]
     indent = line[: len(line) - len(line.lstrip())]
     for narrower in range(width, width - 16, -1):
-        lines = textwrap.wrap(line, narrower, subsequent_indent=indent, break_long_words=False) or [line]
-        if not any(guard(part.strip()) for part in lines[1:]):
+        lines = textwrap.wrap(
+            line, narrower, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False
+        ) or [line]
+        if not any(guard(_unkept(part).strip()) for part in lines[1:]):
             break
-    return lines
+    return [_unkept(part) for part in lines]
 
 
 SIGNATURE = "-- "  # the signature separator: its trailing space is what clients look for
@@ -85,6 +108,7 @@ class Templates:
             autoescape=False,
         )
         self.env.globals["marker"] = MARKER
+        self.env.globals["keep"] = keep
 
     def names(self) -> list[str]:
         """Every template the server can send (partials start with `_`)."""
@@ -97,7 +121,7 @@ class Templates:
 
     def render(self, name: str, **context: Any) -> Rendered:
         module = self.env.get_template(name).make_module(context)
-        subject = " ".join(str(getattr(module, "subject", "")).split())
+        subject = " ".join(_unkept(str(getattr(module, "subject", ""))).split())
         body = str(module).strip("\n")
         lines = [wrapped for line in body.splitlines() for wrapped in _wrap(_trimmed(line), self.guard)]
         collapsed: list[str] = []

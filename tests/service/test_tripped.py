@@ -59,3 +59,35 @@ def test_the_signature_separator_keeps_its_space(server) -> None:
     with Session(server.engine) as session:
         raw = session.exec(select(Outbox.message).order_by(Outbox.id.desc())).first()
     assert b"\r\n-- \r\n" in raw
+
+
+# 3. an example command is never broken across lines
+
+
+def test_example_commands_are_never_wrapped(server) -> None:
+    start_game(server)
+    server.say(ALICE, "resign 1")
+    over = text(server.last(ALICE)).replace("\r\n", "\n")
+    assert any(line.startswith("e.g.  challenge ataxx bob@example.org") for line in over.splitlines())
+    server.say(CAROL, "hello")
+    assert any("challenge ataxx bob@example.org" in line for line in text(server.last(CAROL)).splitlines())
+    server.say(CAROL, f"challenge ataxx {BOB}")
+    server.confirm(CAROL)
+    server.say(BOB, "games")
+    lines = text(server.last(BOB)).splitlines()
+    assert any('"accept 2" or "decline 2"' in line for line in lines)
+    for line in lines[1:]:
+        assert not line.strip().startswith(("accept", "decline", '"accept', '"decline'))
+
+
+def test_the_wrapper_keeps_an_example_whole_and_glued() -> None:
+    from pbem.commands.reader import guarded_templates, reads_as_command
+    from pbem.templates import _wrap, keep
+
+    line = "Thank you for the game. For a return match, write e.g.  " + keep(
+        "challenge", "ataxx", "someone.with.a.long.address@example.org"
+    )
+    lines = _wrap(line, reads_as_command)
+    assert len(lines) == 2
+    assert lines[1] == "e.g.  challenge ataxx someone.with.a.long.address@example.org"
+    assert "\ue000" not in guarded_templates().render("nothing.txt").body
