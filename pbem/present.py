@@ -8,6 +8,7 @@ move may cause decode and render the position once.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from sqlmodel import Session
@@ -71,7 +72,7 @@ def _shared(session: Session, game: Game) -> dict[str, Any]:
             {"name": p.name, "address": p.address, "side": side_names[i], "score": outcome.scores[i]}
             for i, p in enumerate((p0, p1))
         ],
-        "board": rules.render(pos, names=(p0.name, p1.name)),
+        "board": _board(rules.render(pos, names=(p0.name, p1.name)), side_names, game.status != "active"),
         "ply": game.ply,
         "move_number": game.ply + 1,
         "score_unit": rules.score_unit,
@@ -95,6 +96,26 @@ def _shared(session: Session, game: Game) -> dict[str, Any]:
     }
     cache[key] = shared
     return shared
+
+
+_CAPTURES = re.compile(r"captures: (\d+) of (\d+)")
+
+
+def _board(board: str, sides: tuple[str, ...], finished: bool) -> str:
+    """The engine's board as a mail shows it: a count past its target reads as reached, not
+    "8 of 3", and a finished game (resigned, timed out, agreed, or over by its rules) names
+    no one to move."""
+
+    def captures(m: re.Match[str]) -> str:
+        count, target = int(m.group(1)), int(m.group(2))
+        return m.group(0) if count < target else f"captures: {count} (target {target} reached)"
+
+    board = _CAPTURES.sub(captures, board)
+    if finished:
+        to_move = re.compile(rf"\s*\b({'|'.join(map(re.escape, sides))}) to (play|move)\b.*$", re.IGNORECASE)
+        lines = [(line, to_move.sub("", line)) for line in board.splitlines()]
+        board = "\n".join(cut for line, cut in lines if cut.strip() or not line.strip())
+    return board
 
 
 def _deadline(session: Session, game: Game, viewer: Player | None) -> dict[str, Any] | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.service.mailer import compose, reply_to, text
 
 ALICE, BOB, CAROL = "alice@example.org", "bob@example.org", "carol@example.org"
@@ -91,3 +93,26 @@ def test_the_wrapper_keeps_an_example_whole_and_glued() -> None:
     assert len(lines) == 2
     assert lines[1] == "e.g.  challenge ataxx someone.with.a.long.address@example.org"
     assert "\ue000" not in guarded_templates().render("nothing.txt").body
+
+
+# 6 and 8: a finished board names no one to move; a capture count past its target reads right
+
+
+@pytest.mark.parametrize("kind", ["capturego", "myriades"])
+def test_a_finished_board_names_no_one_to_move(server, kind) -> None:
+    start_game(server, kind, "colour=first")
+    assert " to play" in text(server.last(ALICE)) or " to move," in text(server.last(ALICE))
+    server.say(ALICE, "resign")
+    for address in (ALICE, BOB):
+        board = text(server.last(address))
+        assert "resigned" in board
+        assert " to play" not in board and " to move," not in board
+
+
+def test_captures_past_the_target_read_as_reached(server) -> None:
+    start_game(server, "capturego", "size=5 target=1 colour=black")
+    for address, move in ((ALICE, "a2"), (BOB, "a1"), (ALICE, "b2"), (BOB, "b1"), (ALICE, "c1")):
+        server.say(address, move)
+    over = flat(server.last(ALICE))
+    assert "captures: 2 (target 1 reached)" in over
+    assert "2 of 1" not in over and "to play" not in over
