@@ -138,7 +138,14 @@ def challenge_view(session: Session, challenge: Challenge) -> dict[str, Any]:
         "options": challenge.options,
         "colour": challenge.colour,
         "challenger": {"name": challenger.name, "address": challenger.address},
-        "opponent": {"name": opponent.name, "address": opponent.address} if opponent else None,
+        "sides": rules.sides,
+        "opponent": (
+            # until their own mail proves the address, the name is only a guess from it
+            {"name": opponent.name, "address": opponent.address,
+             "called": opponent.name if opponent.proven_at is not None else opponent.address}
+            if opponent
+            else None
+        ),
         "status": challenge.status,
         "created": challenge.created_at.strftime("%d %b %Y"),
     }

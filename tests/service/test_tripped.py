@@ -116,3 +116,19 @@ def test_captures_past_the_target_read_as_reached(server) -> None:
     over = flat(server.last(ALICE))
     assert "captures: 2 (target 1 reached)" in over
     assert "2 of 1" not in over and "to play" not in over
+
+
+def test_results_colours_and_names_read_right(server) -> None:
+    server.say(ALICE, "help")
+    server.say(ALICE, f"challenge ataxx {BOB} colour=first")  # a reply: proven, so answered at once
+    sent = server.last(ALICE)
+    assert f"Challenge #1: Ataxx to {BOB}" in sent["Subject"]  # bob's name is not known yet
+    assert "Your colour: x (you move first)." in flat(sent)
+    server.send(reply_to(BOB, server.last(BOB), "accept 1"))
+    server.say(BOB, "resign")
+    assert "game over, 1-0, you won" in server.last(ALICE)["Subject"]
+    assert "game over, 1-0, alice won" in server.last(BOB)["Subject"]
+    server.say(BOB, f"challenge capturego {ALICE} colour=white")
+    sent = server.last(BOB)
+    assert "Challenge #2: Capture Go to alice" in sent["Subject"]  # a proven player's name
+    assert "Your colour: white (you move second)." in flat(sent)
