@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import random
 import shlex
 
@@ -55,6 +56,18 @@ def _colour(cls: type[engine.Rules], wish: str) -> str:
     return wish
 
 
+def _hint(exc: engine.EngineError, plain: list[str]) -> str:
+    """What to write instead: the nearest game to an unknown name (pointing to its rules would
+    fail too), else the rules of the named game, which list its options."""
+    if exc.code == "game.unknown":
+        wrong = str(exc.params.get("name", plain[0])).lower()
+        near = [n for n in engine.names() if len(wrong) > 1 and wrong in n]
+        near = near or difflib.get_close_matches(wrong, engine.names(), n=1, cutoff=0.6)
+        rest = " ".join(["challenge", near[0] if near else engine.names()[0], *plain[1:2]])
+        return f"Did you mean {near[0]}? Write e.g. {rest}." if near else f"Write e.g. {rest}."
+    return f"Write rules {plain[0][:20]} to see the options."
+
+
 @register
 class ChallengeCommand(Command):
     """Invite someone to a game, or post an open challenge that anyone may accept.
@@ -95,9 +108,7 @@ class ChallengeCommand(Command):
             colour = _colour(cls, options.pop("colour", "random"))
             rules = cls(options)
         except engine.EngineError as exc:
-            raise CommandError(
-                str(exc), f"Write rules {plain[0][:20]} to see the options.", code=exc.code, params=exc.params
-            ) from None
+            raise CommandError(str(exc), _hint(exc, plain), code=exc.code, params=exc.params) from None
         opponent: Player | None = None
         if addresses:
             target = addresses[0]

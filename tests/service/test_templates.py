@@ -19,6 +19,7 @@ SCRIPT = [
     (ALICE, "rules capturego", True),
     (ALICE, "name Alice Liddell", True),
     (ALICE, "hello there", True),
+    (ALICE, "hlep", True),
     (ALICE, "timezone Europe/Rome", True),
     (ALICE, "challenge capturego bob@example.org colour=black size=9", True),
     (ALICE, "confirm", True),

@@ -132,3 +132,31 @@ def test_results_colours_and_names_read_right(server) -> None:
     sent = server.last(BOB)
     assert "Challenge #2: Capture Go to alice" in sent["Subject"]  # a proven player's name
     assert "Your colour: white (you move second)." in flat(sent)
+
+
+# 10. a mistyped command or game gets the nearest one
+
+
+def test_a_mistyped_command_gets_a_did_you_mean(server) -> None:
+    server.send(compose(ALICE, "chalenge ataxx bob@example.org\nhlep"))
+    answer = flat(server.last(ALICE))
+    assert 'I do not know the command "chalenge"' in answer
+    assert "Did you mean challenge? It is written: challenge GAME" in answer
+    assert "Did you mean help?" in answer
+    assert "were not commands" not in answer  # the lines are answered, not listed as ignored
+    server.send(compose(CAROL, "Hello there, thanks for the game\nGood game\nBest regards"))
+    assert "found no command" in flat(server.last(CAROL)) and "Did you mean" not in flat(server.last(CAROL))
+
+
+def test_an_unknown_game_suggests_the_nearest_one(server) -> None:
+    server.say(ALICE, "help")
+    cases = {
+        "challenge atax bob@example.org": "Did you mean ataxx? Write e.g. challenge ataxx bob@example.org.",
+        "challenge go": "Did you mean capturego? Write e.g. challenge capturego.",
+        "challenge chess bob@example.org": "Write e.g. challenge ataxx bob@example.org.",
+    }
+    for line, expected in cases.items():
+        server.say(ALICE, line)
+        answer = flat(server.last(ALICE))
+        assert expected in answer, line
+        assert "rules chess" not in answer and "rules atax" not in answer
