@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import difflib
+import email
+import email.policy
 import random
+import re
 import shlex
+
+from sqlmodel import select
 
 import engine
 from pbem import games as G
@@ -13,7 +18,7 @@ from pbem.commands.args import require_id
 from pbem.commands.base import Call, Command, Context, register
 from pbem.commands.time import time_control
 from pbem.errors import CommandError
-from pbem.models import Challenge, Player
+from pbem.models import Challenge, Outbox, Player
 from pbem.present import challenge_view
 from pbem.wallclock import now
 
@@ -139,7 +144,37 @@ class ChallengeCommand(Command):
             ctx.send("challenge_received.txt", opponent, challenge=view)
 
 
+#: our mails that bring or confirm a challenge; their subjects say "challenge #N"
+_CHALLENGE_MAILS = ("challenge_received", "challenged")
+_CHALLENGE_TAG = re.compile(r"\bchallenge #(\d+)", re.IGNORECASE)
+
+
+def _thread_challenge(ctx: Context) -> int | None:
+    """The challenge of our mail that this one answers (`accept` alone in a reply to the mail
+    that brought the challenge): read from the subject of that mail as we sent it, never from
+    what the sender wrote, and only from a mail we sent to this player."""
+    envelope = ctx.envelope
+    ids = [*([envelope.in_reply_to] if envelope.in_reply_to else []), *reversed(envelope.references[-20:])]
+    if not ids:
+        return None
+    rows = ctx.session.exec(
+        select(Outbox.message_id, Outbox.message)
+        .where(Outbox.message_id.in_(ids))
+        .where(Outbox.recipient == ctx.player.address)
+        .where(Outbox.template.in_(_CHALLENGE_MAILS))
+    ).all()
+    mails = dict(rows)
+    for message_id in ids:  # the mail it answers first, then the thread from the newest
+        if message_id in mails:
+            subject = email.message_from_bytes(mails[message_id], policy=email.policy.default)["Subject"] or ""
+            if m := _CHALLENGE_TAG.search(str(subject)):
+                return int(m.group(1))
+    return None
+
+
 def _challenge(ctx: Context, args: list[str], syntax: str) -> Challenge:
+    if not args and (thread := _thread_challenge(ctx)) is not None:
+        args = [str(thread)]
     number = require_id(args, syntax)
     challenge = ctx.session.get(Challenge, number)
     if challenge is None:

@@ -160,3 +160,48 @@ def test_an_unknown_game_suggests_the_nearest_one(server) -> None:
         answer = flat(server.last(ALICE))
         assert expected in answer, line
         assert "rules chess" not in answer and "rules atax" not in answer
+
+
+# 13. a reply names what it is about: the thread says which challenge or game
+
+
+def test_accept_or_decline_alone_in_a_reply_to_the_challenge(server) -> None:
+    server.say(ALICE, f"challenge ataxx {BOB}")
+    server.confirm(ALICE)
+    server.say(ALICE, f"challenge capturego {BOB}")  # a second one: "the only challenge" cannot decide
+    received = [m for m in server.mails(BOB) if "(challenge #" in m["Subject"]]
+    assert len(received) == 2
+    server.send(reply_to(BOB, received[1], "decline"))
+    assert "You declined challenge #2 from alice" in flat(server.last(BOB))
+    assert "bob declined your challenge #2" in flat(server.last(ALICE))
+    server.send(reply_to(BOB, received[0], "Accept"))
+    assert "Please name the challenge" not in flat(server.last(BOB))
+    assert "You move" in flat(server.last(BOB)) or "moves first" in flat(server.last(BOB))
+
+
+def test_withdraw_alone_in_a_reply_to_our_challenge_mail(server) -> None:
+    server.say(ALICE, "help")
+    server.say(ALICE, f"challenge ataxx {BOB}")
+    server.say(ALICE, f"challenge ataxx {CAROL}")
+    first = next(m for m in server.mails(ALICE) if "Challenge #1" in m["Subject"])
+    server.send(reply_to(ALICE, first, "withdraw"))
+    assert "alice withdrew challenge #1" in flat(server.last(BOB))
+    assert server.mails(CAROL)[-1]["Subject"].count("withdr") == 0
+
+
+def test_game_commands_alone_in_a_reply_to_any_mail_of_the_game(server) -> None:
+    start_game(server)  # game 1: alice (x) moves first
+    server.say(CAROL, "help")
+    server.say(CAROL, f"challenge ataxx {ALICE} colour=second")
+    server.send(reply_to(ALICE, server.last(ALICE), "accept 2"))  # game 2: alice moves first too
+    started = next(m for m in server.mails(ALICE) if "[pbem #1]" in m["Subject"])
+    for line, expected in (("board", "[pbem #1]"), ("history", "[pbem #1]")):
+        server.send(reply_to(ALICE, started, line))
+        answer = server.last(ALICE)
+        assert expected in answer["Subject"], line
+        assert "Please name" not in flat(answer) and "which game" not in flat(answer).lower(), line
+    server.send(reply_to(ALICE, started, "f2"))
+    assert "You played f2" in flat(server.last(ALICE)) and "game #1" in flat(server.last(ALICE))
+    moved = server.last(ALICE)
+    server.send(reply_to(ALICE, moved, "resign"))
+    assert "[pbem #1]" in server.last(ALICE)["Subject"] and "resigned" in flat(server.last(ALICE))
