@@ -16,6 +16,7 @@ ALICE, BOB, CAROL = "alice@example.org", "bob@example.org", "carol@example.org"
 SCRIPT = [
     (ALICE, "help", False),
     (ALICE, "help challenge", True),
+    (ALICE, "help all", True),
     (ALICE, "rules capturego", True),
     (ALICE, "name Alice Liddell", True),
     (ALICE, "hello there", True),

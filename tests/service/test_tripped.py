@@ -205,3 +205,40 @@ def test_game_commands_alone_in_a_reply_to_any_mail_of_the_game(server) -> None:
     moved = server.last(ALICE)
     server.send(reply_to(ALICE, moved, "resign"))
     assert "[pbem #1]" in server.last(ALICE)["Subject"] and "resigned" in flat(server.last(ALICE))
+
+
+# 9. help and history lead with what matters; the rest is one command away
+
+
+def test_help_is_short_and_help_all_lists_every_command(server) -> None:
+    from pbem.commands import base
+
+    server.say(ALICE, "help")
+    short = text(server.last(ALICE)).splitlines()
+    assert len(short) <= 28
+    assert any("challenge GAME ADDRESS" in line for line in short)
+    words = " ".join(short)
+    assert all(c.name in words for c in base.commands())  # every command is at least named
+    assert '"help all" for every command' in " ".join(words.split())
+    server.say(ALICE, "help all")
+    full = flat(server.last(ALICE))
+    assert all(c.syntax in full for c in base.commands())
+    server.say(ALICE, "help history")
+    assert "history 42 full" in flat(server.last(ALICE))
+
+
+def test_history_shows_the_last_moves_and_full_shows_all(server) -> None:
+    start_game(server)
+    moves = [(ALICE, "f2"), (BOB, "b2"), (ALICE, "e3"), (BOB, "c3"), (ALICE, "f3"), (BOB, "b3"),
+             (ALICE, "g2"), (BOB, "a2"), (ALICE, "e2"), (BOB, "c2"), (ALICE, "g3"), (BOB, "a3")]
+    for address, move in moves:
+        server.say(address, move)
+        assert "You played" in flat(server.last(address)), (move, flat(server.last(address)))
+    server.say(ALICE, "history")
+    short = flat(server.last(ALICE))
+    assert "The last 10 moves of game #1; 2 before them are left out" in short
+    assert 'write "history 1 full" for every move' in short
+    assert " f2 " not in short and " a3 " in short
+    server.say(ALICE, "history 1 full")
+    full = flat(server.last(ALICE))
+    assert "The moves of game #1." in full and " f2 " in full and " a3 " in full
