@@ -60,6 +60,31 @@ def _unkept(text: str) -> str:
     return text.replace(_KEEP, " ").replace(_GLUE, "")
 
 
+MAX_EXAMPLE = 40  # the longest example command kept whole when a template did not mark it
+_QUOTED = re.compile(r'"([^"\n\ue001]{1,80})"')
+_AFTER_LEAD = re.compile(
+    r"(\b(?:(?:[Ww]rite|with|or):?\s+(?:e\.g\.:?\s+)?|e\.g\.:?\s+))"  # "write", "write e.g.", "e.g.", "or"
+    r'([^\s"\ue001][^"\ue001]*?)(?=\s+or\s|[,;:]\s|\.\s|\.?$|\s\s)'  # up to " or ", a stop, a gap
+)
+
+
+def _examples(line: str, guard: Callable[[str], bool]) -> str:
+    """Example commands a template did not mark, as a command's hint writes them ("Write e.g.
+    challenge ataxx bob@example.org, or ..."), marked as `keep` would: after "write" or
+    "e.g.", or in quotes, whatever reads as a command (`guard`) stays whole."""
+
+    def command(text: str) -> bool:
+        return len(text) <= MAX_EXAMPLE and guard(text)  # a longer run is a sentence, not a command
+
+    def quoted(m: re.Match[str]) -> str:
+        return f'"{keep(m.group(1))}"' if command(m.group(1)) else m.group(0)
+
+    def after(m: re.Match[str]) -> str:
+        return m.group(1) + keep(m.group(2)) if command(m.group(2)) else m.group(0)
+
+    return _AFTER_LEAD.sub(after, _QUOTED.sub(quoted, line))
+
+
 def _wrap(line: str, guard: Callable[[str], bool], width: int = WIDTH) -> list[str]:
     """Prose lines wrapped to `width`, keeping indents; boards are narrower and pass untouched.
 
@@ -67,10 +92,11 @@ def _wrap(line: str, guard: Callable[[str], bool], width: int = WIDTH) -> list[s
     than break what a player copies. A wrapped line must not start like a command (`guard`),
     or a client that quotes without `>` would make us read our own words back: try a little
     narrower until none does."""
-    if _GLUE in line:
-        line = _GLUED.sub(lambda m: _KEEP * len(m.group(1)) + m.group(2), line)
     if len(_unkept(line)) <= width:
         return [_unkept(line)]
+    line = _examples(line, guard)
+    if _GLUE in line:
+        line = _GLUED.sub(lambda m: _KEEP * len(m.group(1)) + m.group(2), line)
     indent = line[: len(line) - len(line.lstrip())]
     for narrower in range(width, width - 16, -1):
         lines = textwrap.wrap(

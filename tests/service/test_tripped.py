@@ -263,3 +263,12 @@ def test_the_error_budget_says_once_that_it_is_spent(server) -> None:
     assert len(mails) - answered == limit - 1
     server.say(ALICE, "f2")  # a move that works is always answered
     assert "You played f2" in flat(server.last(ALICE))
+
+
+def test_an_example_in_a_refusals_hint_is_kept_whole(server) -> None:
+    server.say(ALICE, "help")
+    server.say(ALICE, "timezone Mars/Olympus")
+    lines = text(server.last(ALICE)).splitlines()
+    assert any("timezone America/New_York" in line for line in lines), lines
+    assert any("timezone Europe/Rome" in line for line in lines)
+    assert all(len(line) <= 72 for line in lines)
