@@ -135,6 +135,7 @@ class Templates:
         )
         self.env.globals["marker"] = MARKER
         self.env.globals["keep"] = keep
+        self.env.filters["keep"] = keep
 
     def names(self) -> list[str]:
         """Every template the server can send (partials start with `_`)."""

@@ -272,3 +272,10 @@ def test_an_example_in_a_refusals_hint_is_kept_whole(server) -> None:
     assert any("timezone America/New_York" in line for line in lines), lines
     assert any("timezone Europe/Rome" in line for line in lines)
     assert all(len(line) <= 72 for line in lines)
+
+
+def test_the_move_examples_stay_whole_on_their_own_line(server) -> None:
+    start_game(server, "myriades")
+    lines = text(server.last(ALICE)).splitlines()
+    assert any(line.startswith("Reply with your move on the first line, e.g.  0@a1") for line in lines)
+    assert any(line.startswith("How to write a move:") for line in lines)
