@@ -72,7 +72,7 @@ def _shared(session: Session, game: Game) -> dict[str, Any]:
             {"name": p.name, "address": p.address, "side": side_names[i], "score": outcome.scores[i]}
             for i, p in enumerate((p0, p1))
         ],
-        "board": _board(rules.render(pos, names=(p0.name, p1.name)), side_names, game.status != "active"),
+        "board": board_text(rules.render(pos, names=(p0.name, p1.name)), side_names, game.status != "active"),
         "ply": game.ply,
         "move_number": game.ply + 1,
         "score_unit": rules.score_unit,
@@ -99,18 +99,26 @@ def _shared(session: Session, game: Game) -> dict[str, Any]:
 
 
 _CAPTURES = re.compile(r"captures: (\d+) of (\d+)")
+BOARD_WIDTH = 72  # the engines' boards fit this; so must what a mail makes of them
 
 
-def _board(board: str, sides: tuple[str, ...], finished: bool) -> str:
+def board_text(board: str, sides: tuple[str, ...], finished: bool) -> str:
     """The engine's board as a mail shows it: a count past its target reads as reached, not
     "8 of 3", and a finished game (resigned, timed out, agreed, or over by its rules) names
     no one to move."""
 
-    def captures(m: re.Match[str]) -> str:
-        count, target = int(m.group(1)), int(m.group(2))
-        return m.group(0) if count < target else f"captures: {count} (target {target} reached)"
+    def captures(line: str) -> str:
+        m = _CAPTURES.search(line)
+        if m is None or int(m.group(1)) < int(m.group(2)):
+            return line
+        count, target = m.group(1), m.group(2)
+        for words in (f"{count} (target {target} reached)", f"{count}, target {target}", f"{count} (won)", count):
+            shown = line[: m.start()] + f"captures: {words}" + line[m.end() :]
+            if len(shown) <= BOARD_WIDTH:  # the legend beside a board must not push it past the mail's width
+                return shown
+        return line
 
-    board = _CAPTURES.sub(captures, board)
+    board = "\n".join(captures(line) for line in board.splitlines())
     if finished:
         to_move = re.compile(rf"\s*\b({'|'.join(map(re.escape, sides))}) to (play|move)\b.*$", re.IGNORECASE)
         lines = [(line, to_move.sub("", line)) for line in board.splitlines()]

@@ -116,6 +116,7 @@ def test_captures_past_the_target_read_as_reached(server) -> None:
     over = flat(server.last(ALICE))
     assert "captures: 2 (target 1 reached)" in over
     assert "2 of 1" not in over and "to play" not in over
+    assert all(len(line) <= 72 for line in text(server.last(ALICE)).splitlines())  # the legend still fits
 
 
 def test_results_colours_and_names_read_right(server) -> None:
