@@ -103,6 +103,7 @@ def _game_detail(session: Session, game: Game) -> dict:
         "on_move": rules.sides[game.turn] if game.status == "active" else None,
         "draw_offer": rules.sides[game.draw_offer] if game.draw_offer is not None else None,
         "version": game.version,
+        "winner": game.winner,
         "timing": extra,
         "board": rules.render(rules.load(game.state), names=(p0.name, p1.name)),
         "moves": [
@@ -135,6 +136,31 @@ def audit_row(entry: AdminAction, who: dict[int, Player] | None = None) -> dict:
     return row
 
 
+def _outcome(d: dict) -> str:
+    """"finished, 1-0 (x, alice wins): the board is full", not the bare fields run together."""
+    if d["result"] is None:
+        return d["status"] + (f": {d['reason']}" if d["reason"] else "")
+    if d["winner"] is not None:
+        side = d["sides"][d["winner"]]
+        who = f"{side['side']}, {side['name']} wins"
+    else:
+        who = "a draw"
+    return f"{d['status']}, {d['result']} ({who})" + (f": {d['reason']}" if d["reason"] else "")
+
+
+def _timing(key: str, value: object) -> str:
+    """A clock field as a person reads it: the admin's extra time in days and hours."""
+    if value is None:
+        return "-"
+    if key == "clock_credit":
+        seconds = int(value)  # type: ignore[call-overload]
+        if seconds == 0:
+            return "none (no time added by an admin)"
+        days, rest = divmod(seconds, 86400)
+        return f"{days} d {rest // 3600} h added by an admin ({seconds} s)"
+    return str(value)
+
+
 @admin.command("game")
 @click.argument("game_id", type=int)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
@@ -146,14 +172,14 @@ def admin_game(ctx: click.Context, game_id: int, as_json: bool) -> None:
     if as_json:
         echo_json(d)
         return
-    echo(f"Game #{d['id']}: {d['describe']}, {d['status']} {d['result'] or ''} {d['reason'] or ''}".rstrip())
+    echo(f"Game #{d['id']}: {d['describe']}, {_outcome(d)}")
     for s in d["sides"]:
         echo(f"  {s['side']}: {s['name']} <{s['address']}>")
     if d["on_move"]:
         echo(f"  on move: {d['on_move']}   ply {d['ply']}   version {d['version']}")
     echo(f"  draw offer: {d['draw_offer'] or 'none'}")
     for key, value in d["timing"].items():
-        echo(f"  {key}: {value if value is not None else '-'}")
+        echo(f"  {key.replace('_', ' ')}: {_timing(key, value)}")
     if d["watchers"]:
         echo(f"  watchers: {', '.join(d['watchers'])}")
     echo("\n" + d["board"] + "\n\nMoves:")

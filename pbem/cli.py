@@ -241,6 +241,7 @@ def sandbox_send(
     from pbem.mail.sandbox import read_mailbox
 
     settings = load_settings(ctx)
+    _mailbox_or_fail(sender, "--from")
     msg = EmailMessage()
     msg["From"] = f"{name} <{sender}>" if name else sender
     msg["Message-ID"] = make_msgid(domain=sender.rpartition("@")[2] or "sandbox.test")
@@ -264,19 +265,87 @@ def sandbox_send(
     try:
         with smtplib.SMTP("127.0.0.1", settings.sandbox_port, timeout=10) as smtp:
             smtp.send_message(msg, from_addr=sender, to_addrs=[msg["To"]])
+    except smtplib.SMTPException as exc:  # the listener answered, and refused the mail
+        raise click.ClickException(f"the sandbox refused the mail: {_smtp_reason(exc)}") from None
     except OSError as exc:
         raise click.ClickException(
             f"cannot reach the sandbox on 127.0.0.1:{settings.sandbox_port} ({exc}); is `pbem serve` running?"
         ) from None
     click.echo(f"sent to {msg['To']}: {msg['Subject']}")
+    if wait <= 0:
+        return
     deadline = time.monotonic() + wait
+    fate = None
     while time.monotonic() < deadline:
         mails = read_mailbox(root, sender)
         if len(mails) > before:
             click.echo("The answer:\n")
             _print_mail(mails[before])
             return
-        time.sleep(0.1)
+        fate = _fate(settings, msg["Message-ID"])
+        if fate is not None and fate[0] != "processed":
+            break  # read, and it will not be answered: no use waiting
+        time.sleep(0.2)
+    click.echo(_no_answer(fate, wait, sender))
+
+
+def _mailbox_or_fail(address: str, what: str) -> None:
+    """A sandbox address, or one line saying what is wrong with it (no traceback)."""
+    from pbem.mail.sandbox import mailbox_name
+
+    try:
+        mailbox_name(address)
+    except ValueError:
+        raise click.BadParameter(f"{address!r} is not an address like alice@example.org", param_hint=what) from None
+
+
+def _smtp_reason(exc: Exception) -> str:
+    import smtplib
+
+    if isinstance(exc, smtplib.SMTPRecipientsRefused):
+        return "; ".join(f"{rcpt}: {error.decode(errors='replace')}" for rcpt, (_, error) in exc.recipients.items())
+    if isinstance(exc, smtplib.SMTPResponseException):
+        return f"{exc.smtp_code} {exc.smtp_error.decode(errors='replace')}"
+    return str(exc)
+
+
+def _fate(settings: Settings, message_id: str) -> tuple[str, str] | None:
+    """(status, note) the server recorded for the mail we sent, or None while it has not read it."""
+    try:
+        from sqlmodel import Session, select
+
+        from pbem.db import make_engine
+        from pbem.models import InboundMessage
+
+        engine = make_engine(settings.db_url)
+        try:
+            with Session(engine) as session:
+                row = session.exec(
+                    select(InboundMessage.status, InboundMessage.note).where(
+                        InboundMessage.message_id.in_([message_id, message_id.strip("<>")])
+                    )
+                ).first()
+        finally:
+            engine.dispose()
+    except Exception:  # noqa: BLE001 - no database yet, or not one we can read: we only cannot tell
+        return None
+    return (row[0], row[1] or "") if row is not None else None
+
+
+def _no_answer(fate: tuple[str, str] | None, wait: float, sender: str) -> str:
+    """Why no answer came, as far as the records tell."""
+    if fate is None:
+        return f"No answer within {wait:g} s: the server has not read the mail yet. Is `pbem serve` running?"
+    status, note = fate
+    if status == "silenced":
+        return (
+            f"No answer: the server read the mail, but it has sent {sender} all the answers it sends "
+            "to one address in a day (its last one said so). Moves are still played; answers come "
+            "again after midnight (UTC)."
+        )
+    if status == "processed":
+        return f"No answer within {wait:g} s: the server read the mail; see `pbem sandbox inbox {sender}` later."
+    return f"No answer: the server read the mail and does not answer it ({status}{': ' + note if note else ''})."
 
 
 def _print_mail(raw: bytes) -> None:
@@ -285,7 +354,8 @@ def _print_mail(raw: bytes) -> None:
 
     msg = email.message_from_bytes(raw, policy=email.policy.default)
     click.echo(f"From: {msg['From']}\nDate: {msg['Date']}\nSubject: {msg['Subject']}\n")
-    click.echo((msg.get_body(preferencelist=("plain",)) or msg).get_content())
+    body = (msg.get_body(preferencelist=("plain",)) or msg).get_content()
+    click.echo(body.replace("\r\n", "\n").rstrip("\n"))  # the wire's CRLF is not the terminal's
     for part in msg.iter_attachments():
         click.echo(f"[attached: {part.get_filename()}, {part.get_content_type()}]")
     click.echo("=" * 72)
@@ -301,7 +371,9 @@ def sandbox_inbox(ctx: click.Context, address: str, last: int, count: bool) -> N
     from pbem.daemon import sandbox_root
     from pbem.mail.sandbox import read_mailbox
 
-    mails = read_mailbox(sandbox_root(load_settings(ctx)), address)
+    settings = load_settings(ctx)
+    _mailbox_or_fail(address, "ADDRESS")
+    mails = read_mailbox(sandbox_root(settings), address)
     if count:
         click.echo(len(mails))
         return

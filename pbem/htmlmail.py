@@ -22,14 +22,15 @@ import css_inline
 
 from pbem.templates import Templates
 
-BOARD = "\ue000board {}\ue000"  # a line of its own where a text template prints a board
-SECTION = "\ue000section {}\ue000"  # where the frame prints a section
-MOVE_OPEN, MOVE_CLOSE = "\ue001", "\ue002"  # around an example move
-_MARKER = re.compile("^\ue000(board|section) (\\d+)\ue000$")
+BOARD = "\ue010board {}\ue010"  # a line of its own where a text template prints a board
+SECTION = "\ue010section {}\ue010"  # where the frame prints a section
+MOVE_OPEN, MOVE_CLOSE = "\ue011", "\ue012"  # around an example move
+# (pbem.templates keeps U+E000 and U+E001 for the example commands it never breaks)
+_MARKER = re.compile("^\ue010(board|section) (\\d+)\ue010$")
 _INLINER = css_inline.CSSInliner(keep_at_rules=True, minify_css=True, load_remote_stylesheets=False)
 
 _CODE = re.compile(
-    "\ue001(?P<move>[^\ue002]*)\ue002"  # an example move
+    "\ue011(?P<move>[^\ue012]*)\ue012"  # an example move
     '|"(?P<quoted>[^"\\s][^"]{0,58})"'  # a command in quotes: write "draw"
     r"|(?P<eg>\be\.g\.\s{2,})(?P<egs>.+)$"  # e.g.  c4   or   a7-c6
     r"|(?P<wr>\b[Ww]rite: )(?P<wrs>[^.]+)"  # write: board, history, help.

@@ -8,6 +8,7 @@ move may cause decode and render the position once.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from sqlmodel import Session
@@ -72,7 +73,7 @@ def _shared(session: Session, game: Game) -> dict[str, Any]:
             {"name": p.name, "address": p.address, "side": side_names[i], "score": outcome.scores[i]}
             for i, p in enumerate((p0, p1))
         ],
-        "board": rules.render(pos, names=(p0.name, p1.name)),
+        "board": board_text(rules.render(pos, names=(p0.name, p1.name)), side_names, game.status != "active"),
         "ply": game.ply,
         "move_number": game.ply + 1,
         "score_unit": rules.score_unit,
@@ -99,6 +100,34 @@ def _shared(session: Session, game: Game) -> dict[str, Any]:
     return shared
 
 
+_CAPTURES = re.compile(r"captures: (\d+) of (\d+)")
+BOARD_WIDTH = 72  # the engines' boards fit this; so must what a mail makes of them
+
+
+def board_text(board: str, sides: tuple[str, ...], finished: bool) -> str:
+    """The engine's board as a mail shows it: a count past its target reads as reached, not
+    "8 of 3", and a finished game (resigned, timed out, agreed, or over by its rules) names
+    no one to move."""
+
+    def captures(line: str) -> str:
+        m = _CAPTURES.search(line)
+        if m is None or int(m.group(1)) < int(m.group(2)):
+            return line
+        count, target = m.group(1), m.group(2)
+        for words in (f"{count} (target {target} reached)", f"{count}, target {target}", f"{count} (won)", count):
+            shown = line[: m.start()] + f"captures: {words}" + line[m.end() :]
+            if len(shown) <= BOARD_WIDTH:  # the legend beside a board must not push it past the mail's width
+                return shown
+        return line
+
+    board = "\n".join(captures(line) for line in board.splitlines())
+    if finished:
+        to_move = re.compile(rf"\s*\b({'|'.join(map(re.escape, sides))}) to (play|move)\b.*$", re.IGNORECASE)
+        lines = [(line, to_move.sub("", line)) for line in board.splitlines()]
+        board = "\n".join(cut for line, cut in lines if cut.strip() or not line.strip())
+    return board
+
+
 def _deadline(session: Session, game: Game, viewer: Player | None) -> dict[str, Any] | None:
     key = ("deadline", game.id, game.version, game.clock_credit, viewer.timezone if viewer else None)
     cache = _cache(session)
@@ -119,7 +148,14 @@ def challenge_view(session: Session, challenge: Challenge) -> dict[str, Any]:
         "options": challenge.options,
         "colour": challenge.colour,
         "challenger": {"name": challenger.name, "address": challenger.address},
-        "opponent": {"name": opponent.name, "address": opponent.address} if opponent else None,
+        "sides": rules.sides,
+        "opponent": (
+            # until their own mail proves the address, the name is only a guess from it
+            {"name": opponent.name, "address": opponent.address,
+             "called": opponent.name if opponent.proven_at is not None else opponent.address}
+            if opponent
+            else None
+        ),
         "status": challenge.status,
         "created": challenge.created_at.strftime("%d %b %Y"),
     }

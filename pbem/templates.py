@@ -15,6 +15,7 @@ and cut into blocks by `pbem.htmlmail`, so nothing is worded twice.
 from __future__ import annotations
 
 import importlib.resources
+import re
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -47,19 +48,77 @@ class Rendered:
     body: str
 
 
+_KEEP = "\ue000"  # a space the wrapper must not break at (inside an example command)
+_GLUE = "\ue001"  # an example command starts here: glued to the word before it
+_GLUED = re.compile(r"(?<=\S)(\s+)(\S*)" + _GLUE)
+
+
+def keep(*words: object) -> str:
+    """An example command for the player to type (`{{ keep("accept", c.id) }}`): never broken
+    across lines, and kept on one line with the word before it, so no wrapped line starts
+    with it (a line of ours must not read as a command when a client quotes without `>`)."""
+    return _GLUE + _KEEP.join(" ".join(str(w) for w in words).split())
+
+
+def _unkept(text: str) -> str:
+    return text.replace(_KEEP, " ").replace(_GLUE, "")
+
+
+MAX_EXAMPLE = 40  # the longest example command kept whole when a template did not mark it
+_QUOTED = re.compile(r'"([^"\n\ue001]{1,80})"')
+_AFTER_LEAD = re.compile(
+    r"(\b(?:(?:[Ww]rite|with|or):?\s+(?:e\.g\.:?\s+)?|e\.g\.:?\s+))"  # "write", "write e.g.", "e.g.", "or"
+    r'([^\s"\ue001][^"\ue001]*?)(?=\s+or\s|[,;:]\s|\.\s|\.?$|\s\s)'  # up to " or ", a stop, a gap
+)
+
+
+def _examples(line: str, guard: Callable[[str], bool]) -> str:
+    """Example commands a template did not mark, as a command's hint writes them ("Write e.g.
+    challenge ataxx bob@example.org, or ..."), marked as `keep` would: after "write" or
+    "e.g.", or in quotes, whatever reads as a command (`guard`) stays whole."""
+
+    def command(text: str) -> bool:
+        return len(text) <= MAX_EXAMPLE and guard(text)  # a longer run is a sentence, not a command
+
+    def quoted(m: re.Match[str]) -> str:
+        return f'"{keep(m.group(1))}"' if command(m.group(1)) else m.group(0)
+
+    def after(m: re.Match[str]) -> str:
+        return m.group(1) + keep(m.group(2)) if command(m.group(2)) else m.group(0)
+
+    return _AFTER_LEAD.sub(after, _QUOTED.sub(quoted, line))
+
+
 def _wrap(line: str, guard: Callable[[str], bool], width: int = WIDTH) -> list[str]:
     """Prose lines wrapped to `width`, keeping indents; boards are narrower and pass untouched.
 
-    A wrapped line must not start like a command (`guard`), or a client that quotes without
-    `>` would make us read our own words back: try a little narrower until none does."""
-    if len(line) <= width:
-        return [line]
+    An example command (`keep`) is never broken: its line may be wider than `width` rather
+    than break what a player copies. A wrapped line must not start like a command (`guard`),
+    or a client that quotes without `>` would make us read our own words back: try a little
+    narrower until none does."""
+    if len(_unkept(line)) <= width:
+        return [_unkept(line)]
+    line = _examples(line, guard)
+    if _GLUE in line:
+        line = _GLUED.sub(lambda m: _KEEP * len(m.group(1)) + m.group(2), line)
     indent = line[: len(line) - len(line.lstrip())]
     for narrower in range(width, width - 16, -1):
-        lines = textwrap.wrap(line, narrower, subsequent_indent=indent, break_long_words=False) or [line]
-        if not any(guard(part.strip()) for part in lines[1:]):
+        lines = textwrap.wrap(
+            line, narrower, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False
+        ) or [line]
+        if not any(guard(_unkept(part).strip()) for part in lines[1:]):
             break
-    return lines
+    return [_unkept(part) for part in lines]
+
+
+SIGNATURE = "-- "  # the signature separator: its trailing space is what clients look for
+
+
+def _trimmed(line: str) -> str:
+    """A line without trailing blanks, but the signature separator keeps its one space, so
+    clients know the footer and leave it out of the quote."""
+    trimmed = line.rstrip()
+    return SIGNATURE if trimmed == SIGNATURE.strip() else trimmed
 
 
 class Templates:
@@ -87,6 +146,8 @@ class Templates:
             lstrip_blocks=True,
             autoescape=True,
         )
+        self.env.globals["keep"] = keep
+        self.env.filters["keep"] = keep
 
     def names(self) -> list[str]:
         """Every template the server can send (partials start with `_`)."""
@@ -101,10 +162,10 @@ class Templates:
         """The subject and body of a text template; `wrap=False` leaves each line whole (for the
         HTML part, where the mail program wraps)."""
         module = self.env.get_template(name).make_module(context)
-        subject = " ".join(str(getattr(module, "subject", "")).split())
+        subject = " ".join(_unkept(str(getattr(module, "subject", ""))).split())
         body = str(module).strip("\n")
         width = WIDTH if wrap else 1 << 20
-        lines = [wrapped for line in body.splitlines() for wrapped in _wrap(line.rstrip(), self.guard, width)]
+        lines = [wrapped for line in body.splitlines() for wrapped in _wrap(_trimmed(line), self.guard, width)]
         collapsed: list[str] = []
         for line in lines:  # templates may leave runs of blank lines where blocks are empty
             if line or (collapsed and collapsed[-1]):

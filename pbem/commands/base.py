@@ -10,6 +10,7 @@ section and nothing the command did is kept.
 
 from __future__ import annotations
 
+import difflib
 import inspect
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from pbem.models import Game, InboundMessage, Player
     from pbem.trust import Evidence
 
-__all__ = ["COMMANDS", "Call", "Command", "CommandError", "Context", "commands", "find", "register"]
+__all__ = ["COMMANDS", "Call", "Command", "CommandError", "Context", "commands", "find", "nearest", "register"]
 
 
 @dataclass
@@ -152,6 +153,16 @@ def find(word: str) -> Command | None:
     """The command a word names (case and a trailing ':' ignored), or None."""
     key = word.lower().rstrip(":")
     return COMMANDS.get(_SPELLINGS.get(key, ""))
+
+
+def nearest(word: str) -> Command | None:
+    """The command a mistyped word most likely meant (`chalenge`, `hlep`), or None: close
+    spellings only, and no word under four letters, so prose is seldom taken for a command."""
+    key = word.lower().rstrip(":,.")
+    if len(key) < 4 or find(key) is not None:
+        return None
+    match = difflib.get_close_matches(key, list(_SPELLINGS), n=1, cutoff=0.75)
+    return COMMANDS[_SPELLINGS[match[0]]] if match else None
 
 
 def commands() -> list[Command]:

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import difflib
+import email
+import email.policy
 import random
+import re
 import shlex
+
+from sqlmodel import select
 
 import engine
 from pbem import clock, notify, players
@@ -12,7 +18,7 @@ from pbem.commands.args import require_id
 from pbem.commands.base import Call, Command, Context, register
 from pbem.commands.time import time_control
 from pbem.errors import CommandError
-from pbem.models import Challenge, Player
+from pbem.models import Challenge, Outbox, Player
 from pbem.present import challenge_view
 from pbem.wallclock import now
 
@@ -55,6 +61,18 @@ def _colour(cls: type[engine.Rules], wish: str) -> str:
     return wish
 
 
+def _hint(exc: engine.EngineError, plain: list[str]) -> str:
+    """What to write instead: the nearest game to an unknown name (pointing to its rules would
+    fail too), else the rules of the named game, which list its options."""
+    if exc.code == "game.unknown":
+        wrong = str(exc.params.get("name", plain[0])).lower()
+        near = [n for n in engine.names() if len(wrong) > 1 and wrong in n]
+        near = near or difflib.get_close_matches(wrong, engine.names(), n=1, cutoff=0.6)
+        rest = " ".join(["challenge", near[0] if near else engine.names()[0], *plain[1:2]])
+        return f"Did you mean {near[0]}? Write e.g. {rest}." if near else f"Write e.g. {rest}."
+    return f"Write rules {plain[0][:20]} to see the options."
+
+
 @register
 class ChallengeCommand(Command):
     """Invite someone to a game, or post an open challenge that anyone may accept.
@@ -95,9 +113,7 @@ class ChallengeCommand(Command):
             colour = _colour(cls, options.pop("colour", "random"))
             rules = cls(options)
         except engine.EngineError as exc:
-            raise CommandError(
-                str(exc), f"Write rules {plain[0][:20]} to see the options.", code=exc.code, params=exc.params
-            ) from None
+            raise CommandError(str(exc), _hint(exc, plain), code=exc.code, params=exc.params) from None
         opponent: Player | None = None
         if addresses:
             target = addresses[0]
@@ -128,7 +144,37 @@ class ChallengeCommand(Command):
             ctx.send("challenge_received.txt", opponent, challenge=view)
 
 
+#: our mails that bring or confirm a challenge; their subjects say "challenge #N"
+_CHALLENGE_MAILS = ("challenge_received", "challenged")
+_CHALLENGE_TAG = re.compile(r"\bchallenge #(\d+)", re.IGNORECASE)
+
+
+def _thread_challenge(ctx: Context) -> int | None:
+    """The challenge of our mail that this one answers (`accept` alone in a reply to the mail
+    that brought the challenge): read from the subject of that mail as we sent it, never from
+    what the sender wrote, and only from a mail we sent to this player."""
+    envelope = ctx.envelope
+    ids = [*([envelope.in_reply_to] if envelope.in_reply_to else []), *reversed(envelope.references[-20:])]
+    if not ids:
+        return None
+    rows = ctx.session.exec(
+        select(Outbox.message_id, Outbox.message)
+        .where(Outbox.message_id.in_(ids))
+        .where(Outbox.recipient == ctx.player.address)
+        .where(Outbox.template.in_(_CHALLENGE_MAILS))
+    ).all()
+    mails = dict(rows)
+    for message_id in ids:  # the mail it answers first, then the thread from the newest
+        if message_id in mails:
+            subject = email.message_from_bytes(mails[message_id], policy=email.policy.default)["Subject"] or ""
+            if m := _CHALLENGE_TAG.search(str(subject)):
+                return int(m.group(1))
+    return None
+
+
 def _challenge(ctx: Context, args: list[str], syntax: str) -> Challenge:
+    if not args and (thread := _thread_challenge(ctx)) is not None:
+        args = [str(thread)]
     number = require_id(args, syntax)
     challenge = ctx.session.get(Challenge, number)
     if challenge is None:

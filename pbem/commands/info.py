@@ -19,24 +19,29 @@ from pbem.present import challenge_view, game_view
 class Help(Command):
     """List the commands, or explain one of them.
 
-    Write: help            (all commands)
+    Write: help            (the commands you need most)
        or: help challenge  (one command in detail)
+       or: help all        (every command)
     """
 
     name = "help"
     aliases = ("?", "hilfe", "aide", "ayuda", "aiuto")
-    syntax = "help [COMMAND]"
+    syntax = "help [COMMAND | all]"
     summary = "this list, or the details of one command"
 
     def run(self, ctx: Context, call: Call) -> None:
         args = call.args
+        listed = sorted(base.commands(), key=_section)
+        if args and args[0].lower() == "all":  # the whole list; the short one leads with what matters
+            ctx.reply("help_all.txt", commands=listed, games=_game_list())
+            return
         if args:
             command = base.find(args[0])
             if command is None:
                 raise CommandError(f'There is no command "{args[0][:40]}".', "Write help for the list.")
             ctx.reply("help_command.txt", command=command, help=command.help())
             return
-        ctx.reply("help.txt", commands=sorted(base.commands(), key=_section), games=_game_list())
+        ctx.reply("help.txt", commands=listed, games=_game_list())
 
 
 # The help lists commands by what they are for: looking, starting, playing, records, time, you.
@@ -147,16 +152,20 @@ class Board(Command):
         ctx.reply("board.txt", game=game_view(ctx.session, game, ctx.player))
 
 
+SHORT_HISTORY = 10  # moves a plain `history` shows: a phone screen, not the whole game
+
+
 @register
 class History(Command):
-    """Send the list of moves of a game.
+    """Send the last moves of a game, or all of them with "full".
 
     Write: history      or: history 42
+       or: history 42 full   (every move since the start)
     """
 
     name = "history"
     aliases = ("moves",)
-    syntax = "history [ID]"
+    syntax = "history [ID] [full]"
     summary = "the moves of a game so far"
     takes_game = True
 
@@ -167,4 +176,9 @@ class History(Command):
             {"ply": m.ply, "by": (p0, p1)[m.side].name, "notation": m.notation, "at": m.created_at}
             for m in G.moves(ctx.session, game)
         ]
-        ctx.reply("history.txt", game=game_view(ctx.session, game, ctx.player), moves=moves)
+        full = any(word.lower() in ("full", "all") for word in call.args)
+        shown = moves if full else moves[-SHORT_HISTORY:]
+        ctx.reply(
+            "history.txt", game=game_view(ctx.session, game, ctx.player), moves=shown,
+            hidden=len(moves) - len(shown),
+        )

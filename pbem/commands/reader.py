@@ -69,11 +69,12 @@ def reads_as_command(text: str) -> bool:
 
 
 def read(subject: str, body: str) -> Reading:
-    """The command lines of a mail (subject first) and the lines that were not commands."""
+    """The command lines of a mail and the lines that were not commands.
+
+    The subject is read only when it holds the mail's only command: a body with commands of
+    its own says what the mail asks (a subject `rules` above `rules capturego`, an iPhone's
+    `Accept` above `Accept 1`), and a subject is never run beside them, nor twice."""
     reading = Reading()
-    first = classify(subject) if subject and not _OUR_SUBJECT.search(subject) else None
-    if first is not None:
-        reading.lines.append(first)
     for raw in body.splitlines():
         text = raw.strip()
         if not text:
@@ -82,12 +83,14 @@ def read(subject: str, body: str) -> Reading:
         if line is None:
             if len(reading.ignored) < 200:
                 reading.ignored.append(text[:120])
-        elif first is not None and reading.count == 0 and text.lower() == first.text.lower():
-            continue  # the body repeats the subject's command
         else:
             reading.count += 1
             if len(reading.lines) < MAX_LINES:
                 reading.lines.append(line)
+    if reading.count == 0 and subject and not _OUR_SUBJECT.search(subject):
+        first = classify(subject)
+        if first is not None:
+            reading.lines.append(first)
     return reading
 
 

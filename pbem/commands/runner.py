@@ -42,9 +42,9 @@ def run(ctx: Context, reading: Reading) -> list[str]:
     Without proof of receipt, the lines that would change something are held, and the
     player is asked to confirm them by replying to our notice; a proven mail that confirms
     runs them then, as if they had come with it."""
-    ignored = list(reading.ignored)
     if not _screen(ctx, reading):
         return []
+    ignored = _mistyped(ctx, reading.ignored)
     lines = reading.lines
     if ctx.evidence.proof is None:
         lines = held.hold(ctx, _check_unproven(ctx, lines, ignored))
@@ -70,6 +70,24 @@ def run(ctx: Context, reading: Reading) -> list[str]:
             savepoint.commit()
             ctx.acted = ctx.acted or held.acts(line)
     return ignored
+
+
+MAX_SUGGESTIONS = 3
+
+
+def _mistyped(ctx: Context, ignored: list[str]) -> list[str]:
+    """The lines left alone, but a short line that starts with a mistyped command (`chalenge
+    ataxx bob@example.org`, `hlep`) is answered with the command it most likely meant."""
+    kept = []
+    for text in ignored:
+        words = text.split()
+        meant = base.nearest(words[0]) if len(words) <= 6 else None
+        fits = meant is not None and (meant.max_args is None or len(words) - 1 <= meant.max_args)
+        if fits and sum(letter.template == "mistyped.txt" for letter in ctx.letters) < MAX_SUGGESTIONS:
+            ctx.reply("mistyped.txt", line=text, word=words[0], command=meant.name, syntax=meant.syntax)
+            continue
+        kept.append(text)
+    return kept
 
 
 def _check_unproven(ctx: Context, lines: list[Line], ignored: list[str]) -> list[Line]:

@@ -28,6 +28,8 @@ def fifth_game(monkeypatch) -> Iterator[None]:
 
 def test_a_game_registered_in_one_line_is_played_to_the_end_by_mail(server, fifth_game) -> None:
     server.say(ALICE, "help")
+    assert "threes" in text(server.last(ALICE))
+    server.say(ALICE, "help all")  # the short help names the games; the whole list gives their titles
     assert "threes" in text(server.last(ALICE)) and "Three in a Row" in text(server.last(ALICE))
     server.say(ALICE, "rules threes")
     rules = text(server.last(ALICE))

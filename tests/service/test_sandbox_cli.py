@@ -24,10 +24,13 @@ def _free_port() -> int:
 
 
 @pytest.fixture
-def sandbox(tmp_path):
+def sandbox(tmp_path, request):
     port = _free_port()
     config = tmp_path / "pbem.toml"
-    config.write_text(f'[server]\nhome = "{tmp_path / "home"}"\nsandbox_port = {port}\n', encoding="utf-8")
+    extra = getattr(request, "param", "")  # more [server] settings, from an indirect parameter
+    config.write_text(
+        f'[server]\nhome = "{tmp_path / "home"}"\nsandbox_port = {port}\n{extra}\n', encoding="utf-8"
+    )
     proc = subprocess.Popen(
         [sys.executable, "-m", "pbem.cli", "-c", str(config), "serve"],
         stdout=subprocess.DEVNULL,
@@ -87,3 +90,46 @@ def test_a_second_sandbox_on_the_same_port_says_so(sandbox, tmp_path) -> None:
     )
     assert second.returncode == 1
     assert "is taken: is another `pbem serve` running?" in second.stderr
+
+
+@pytest.mark.parametrize("sandbox", ["max_error_replies_per_day = 1"], indirect=True)
+def test_send_says_why_no_answer_came(sandbox) -> None:
+    sandbox("sandbox", "send", "--from", ALICE, "help")
+    out = sandbox("sandbox", "send", "--from", ALICE, "--reply", "withdraw 7")
+    assert "There is no challenge #7" in out and "last answer I send you" in out, out
+    out = sandbox("sandbox", "send", "--from", ALICE, "--reply", "withdraw 8")
+    assert "No answer: the server read the mail, but it has sent alice@example.org all the answers" in out
+    assert "The answer:" not in out
+
+
+def test_inbox_prints_plain_lines_and_a_bad_address_is_one_line(tmp_path) -> None:
+    from pbem.mail.sandbox import deliver
+
+    config = tmp_path / "pbem.toml"
+    config.write_text(f'[server]\nhome = "{tmp_path}"\nsandbox_port = {_free_port()}\n', encoding="utf-8")
+    (tmp_path / "sandbox").mkdir()
+    deliver(tmp_path / "sandbox", ALICE, b"From: pbem@x.test\r\nSubject: hi\r\n\r\nline one\r\nline two\r\n")
+    runner = CliRunner()
+    shown = runner.invoke(main, ["-c", str(config), "sandbox", "inbox", ALICE], catch_exceptions=False)
+    assert shown.exit_code == 0 and "line one\nline two\n" in shown.output and "\r" not in shown.output
+    for args in (["sandbox", "inbox", "bob"], ["sandbox", "send", "--from", "bob", "help"]):
+        result = runner.invoke(main, ["-c", str(config), *args], catch_exceptions=False)
+        assert result.exit_code == 2, result.output
+        assert "'bob' is not an address like alice@example.org" in result.output
+        assert "Traceback" not in result.output and len(result.output.strip().splitlines()) <= 4
+    unheard = runner.invoke(main, ["-c", str(config), "sandbox", "send", "--from", ALICE, "help"])
+    assert unheard.exit_code == 1 and "cannot reach the sandbox" in unheard.output
+
+
+def test_send_without_an_answer_says_so(tmp_path) -> None:
+    from pbem.mail.sandbox import SandboxServer
+
+    with SandboxServer(tmp_path / "sandbox") as listener:  # it files mail, but no server answers
+        config = tmp_path / "pbem.toml"
+        config.write_text(f'[server]\nhome = "{tmp_path}"\nsandbox_port = {listener.port}\n', encoding="utf-8")
+        result = CliRunner().invoke(
+            main, ["-c", str(config), "sandbox", "send", "--from", ALICE, "--wait", "0.5", "help"],
+            catch_exceptions=False,
+        )
+    assert result.exit_code == 0
+    assert "No answer within 0.5 s: the server has not read the mail yet." in result.output

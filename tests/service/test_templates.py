@@ -16,9 +16,11 @@ ALICE, BOB, CAROL = "alice@example.org", "bob@example.org", "carol@example.org"
 SCRIPT = [
     (ALICE, "help", False),
     (ALICE, "help challenge", True),
+    (ALICE, "help all", True),
     (ALICE, "rules capturego", True),
     (ALICE, "name Alice Liddell", True),
     (ALICE, "hello there", True),
+    (ALICE, "hlep", True),
     (ALICE, "timezone Europe/Rome", True),
     (ALICE, "display", True),
     (ALICE, "format text", True),
