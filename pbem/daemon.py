@@ -163,13 +163,17 @@ class Daemon:
             await self._sleep(self.settings.clock_interval)
 
     async def _outbox(self) -> None:
-        while not self.stop.is_set():
-            try:
-                await outbox.deliver_due(self.engine, self.settings)
-            except Exception:
-                log.exception("outbox round failed")
-            self.outbox_wake.clear()
-            await self._sleep(self.settings.outbox_interval, self.outbox_wake)
+        sender = outbox.Sender(self.engine, self.settings)  # its SMTP sessions last from round to round
+        try:
+            while not self.stop.is_set():
+                try:
+                    await sender.deliver_due()
+                except Exception:
+                    log.exception("outbox round failed")
+                self.outbox_wake.clear()
+                await self._sleep(self.settings.outbox_interval, self.outbox_wake)
+        finally:
+            await sender.close()
 
     async def _sleep(self, seconds: float, wake: asyncio.Event | None = None) -> None:
         waiters = [asyncio.ensure_future(self.stop.wait())]

@@ -99,12 +99,14 @@ class Service:
             if envelope.automatic == "bounce":  # one of our mails did not arrive: the admin sees it
                 trust.record_bounce(session, self.settings, envelope, raw, now())
             return Result("robot", envelope.message_id)
-        player = players.get_or_register(session, envelope.sender, now())
+        at = now()
+        player, wrong_today = players.get_or_register_with(  # the trust check's count, in the same read
+            session, envelope.sender, at, trust.wrong_proofs_today(envelope.sender, at))
         if player.banned:  # `pbem admin ban`: no reply, no commands
             record.status, record.note = "banned", "the sender is banned"
             log.info("no reply to %s: %s is banned", envelope.message_id, envelope.sender)
             return Result("banned", envelope.message_id)
-        evidence = trust.evidence(session, self.settings, envelope, player, now())
+        evidence = trust.evidence(session, self.settings, envelope, player, at, wrong_today)
         record.proof = evidence.proof or ("wrong" if evidence.wrong else None)
         if evidence.proof is not None:
             players.proven(player, envelope.sender_name, now())  # only a proven mail may name them

@@ -25,7 +25,8 @@ from dataclasses import replace
 from pathlib import Path
 from pbem.config import Settings
 from pbem.daemon import Daemon
-settings = replace(Settings(), address=sys.argv[1], home=Path(sys.argv[2]), database_url=sys.argv[3], imap=None)
+settings = replace(Settings(), address=sys.argv[1], home=Path(sys.argv[2]), database_url=sys.argv[3],
+                   imap=object(), smtp=None)
 daemon = Daemon(settings, source=object())
 daemon._loop = asyncio.new_event_loop()
 print(daemon.process("k1", Path(sys.argv[4]).read_bytes()))

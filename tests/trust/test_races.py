@@ -73,6 +73,9 @@ class _SlowSmtp:
     async def __aexit__(self, *exc_info: object) -> None:
         return None
 
+    async def close(self) -> None:
+        return None
+
     async def send(self, sender: str, recipient: str, data: bytes) -> str:
         await asyncio.sleep(0.4)
         _SlowSmtp.sent.append(recipient)
