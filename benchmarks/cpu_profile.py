@@ -80,18 +80,24 @@ def component(filename: str, name: str) -> str:
 
 
 def breakdown(stats: pstats.Stats) -> dict[str, float]:
-    """CPU seconds per component (the functions' own time)."""
+    """CPU seconds per component (the functions' own time). A builtin (`len`, `any`, a C
+    method) counts for the component that called it, in proportion to the calls' time."""
     totals: dict[str, float] = {label: 0.0 for label, _ in COMPONENTS}
     totals[GLUE] = 0.0
-    for (filename, _line, name), (_cc, _nc, tottime, _ct, _callers) in stats.stats.items():  # type: ignore[attr-defined]
-        totals[component(filename, name)] += tottime
+    for (filename, _line, name), (_cc, _nc, tottime, _ct, callers) in stats.stats.items():  # type: ignore[attr-defined]
+        own = component(filename, name)
+        if filename != "~" or own != GLUE or not callers:
+            totals[own] += tottime
+            continue
+        for (caller_file, _caller_line, caller_name), timing in callers.items():
+            totals[component(caller_file, caller_name)] += timing[2]
     return totals
 
 
 def top(stats: pstats.Stats, label: str, count: int = 5) -> list[tuple[float, str]]:
-    """The functions that cost a component most (own time), for a closer look."""
+    """The functions that cost a component most (own time, builtins left out), for a closer look."""
     rows = []
     for (filename, line, name), (_cc, _nc, tottime, _ct, _callers) in stats.stats.items():  # type: ignore[attr-defined]
-        if component(filename, name) == label:
-            rows.append((tottime, f"{filename.rsplit('site-packages/', 1)[-1]}:{line}:{name}"))
+        if filename != "~" and component(filename, name) == label:
+            rows.append((tottime, f"{'/'.join(filename.split('/')[-2:])}:{line}:{name}"))
     return sorted(rows, reverse=True)[:count]

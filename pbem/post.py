@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from sqlalchemy import and_, func, insert, or_
-from sqlalchemy.orm import aliased
+from sqlalchemy import bindparam, func, insert
 from sqlmodel import Session, select
 
 from pbem import records, trust
@@ -133,26 +132,37 @@ def queue(
     return row
 
 
+_THREADS = (  # built once: its cache key and compiled SQL are reused for every post
+    select(Outbox.player_id, Outbox.game_id, Outbox.id, Outbox.message_id)
+    .where(Outbox.id.in_(
+        select(func.min(Outbox.id)).where(Outbox.game_id.in_(bindparam("games", expanding=True)),
+                                          Outbox.player_id.in_(bindparam("players", expanding=True)))
+        .group_by(Outbox.player_id, Outbox.game_id)
+        .union_all(
+            select(func.max(Outbox.id)).where(Outbox.game_id.in_(bindparam("games", expanding=True)),
+                                              Outbox.player_id.in_(bindparam("players", expanding=True)))
+            .group_by(Outbox.player_id, Outbox.game_id)
+        )
+    ))
+)
+
+
 def _read_threads(session: Session, *wanted: list[tuple[Player, Game | None]]) -> None:
-    """Read the threads of every (player, game) the mails go to, in one query."""
+    """Read the threads of every (player, game) the mails go to, in one query: the first and
+    the newest of our mails to that player about that game."""
     pairs = {(player.id, game.id) for group in wanted for player, game in group if game is not None and game.id}
     cache = session.info.setdefault("pbem.threads", {})
     pairs -= set(cache)
     if not pairs:
         return
-    ours = or_(*(and_(Outbox.player_id == p, Outbox.game_id == g) for p, g in sorted(pairs)))
-    ends = (
-        select(Outbox.player_id.label("p"), Outbox.game_id.label("g"),
-               func.min(Outbox.id).label("first"), func.max(Outbox.id).label("last"))
-        .where(ours).group_by(Outbox.player_id, Outbox.game_id).subquery()
-    )
-    first, last = aliased(Outbox), aliased(Outbox)
-    rows = session.exec(
-        select(ends.c.p, ends.c.g, first.message_id, last.message_id)
-        .join(first, first.id == ends.c.first).join(last, last.id == ends.c.last)
-    ).all()
-    cache.update({pair: None for pair in pairs})
-    cache.update({(p, g): (a, b) for p, g, a, b in rows})
+    found: dict[tuple[int, int], list[tuple[int, str]]] = {}
+    params = {"games": sorted({g for _, g in pairs}), "players": sorted({p for p, _ in pairs})}
+    for player_id, game_id, row_id, message_id in session.execute(_THREADS, params):
+        if (player_id, game_id) in pairs:
+            found.setdefault((player_id, game_id), []).append((row_id, message_id))
+    for pair in pairs:
+        ends = sorted(found.get(pair, []))
+        cache[pair] = (ends[0][1], ends[-1][1]) if ends else None
 
 
 def _thread(session: Session, player: Player, game: Game | None) -> tuple[str | None, list[str]]:

@@ -179,7 +179,7 @@ async def _deliver(client: aiosmtplib.SMTP, where: str, sender: str, recipient: 
     except (aiosmtplib.SMTPException, OSError) as exc:
         raise TemporaryFailure(None, f"{where}: {_detail(exc)}") from exc
     options = []
-    if any(b > 0x7F for b in data) and client.supports_extension("8BITMIME"):
+    if not data.isascii() and client.supports_extension("8BITMIME"):
         options.append("BODY=8BITMIME")
     if not (sender + recipient).isascii():
         if not client.supports_extension("SMTPUTF8"):
