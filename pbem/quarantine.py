@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import Engine, delete, func, literal, update
+from sqlalchemy import Engine, bindparam, delete, func, literal, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, select
 
@@ -129,6 +129,13 @@ def recover(engine: Engine, journal: Journal) -> int:
     return counted
 
 
+_SIGHTING = select(  # built once: a repeat? and the count so far, in one statement
+    select(InboundMessage.id).where(InboundMessage.message_id == bindparam("mid")).limit(1).scalar_subquery(),
+    select(Quarantine.tries).where(Quarantine.message_id == bindparam("mid")).scalar_subquery(),
+    select(Quarantine.status).where(Quarantine.message_id == bindparam("mid")).scalar_subquery(),
+)
+
+
 @dataclass(frozen=True)
 class Gate:
     """The quarantine's part in a message's own transaction: the count looked up with the
@@ -141,10 +148,7 @@ class Gate:
         """(verdict, tries): verdict None to go on, "duplicate" for a message already handled,
         "quarantined" for one set aside (here: its status and bytes); tries None: never counted."""
         mid = envelope.message_id
-        done = select(InboundMessage.id).where(InboundMessage.message_id == mid).limit(1).scalar_subquery()
-        tries = select(Quarantine.tries).where(Quarantine.message_id == mid).scalar_subquery()
-        status = select(Quarantine.status).where(Quarantine.message_id == mid).scalar_subquery()
-        found, count, state = session.execute(select(done, tries, status)).one()
+        found, count, state = session.execute(_SIGHTING, {"mid": mid}).one()
         if found is not None:
             return "duplicate", count
         if count is not None and (state == "quarantined" or count >= self.max_tries):

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, time
 
+from sqlalchemy import bindparam
 from sqlmodel import Session, func, select
 
 from pbem import tokens
@@ -153,6 +154,13 @@ def dmarc_pass(envelope: Envelope, authserv_id: str) -> bool:
     return False
 
 
+_OURS_NAMED = (  # built once: our mails a mail's headers name, with their games
+    select(Outbox.message_id, Outbox.game_id, Outbox.game_version, Outbox.template, Outbox.thread, Game)
+    .outerjoin(Game, Game.id == Outbox.game_id)
+    .where(Outbox.message_id.in_(bindparam("ids", expanding=True)))
+)
+
+
 def _boards(
     session: Session, envelope: Envelope, token: tokens.Token | None
 ) -> tuple[dict[int, int], dict[int, int]]:
@@ -165,11 +173,7 @@ def _boards(
     games: dict[int, Game] = {}
     ids = [*envelope.references, *([envelope.in_reply_to] if envelope.in_reply_to else [])][-40:]
     if ids:
-        rows = session.exec(
-            select(Outbox.message_id, Outbox.game_id, Outbox.game_version, Outbox.template, Outbox.thread, Game)
-            .outerjoin(Game, Game.id == Outbox.game_id)
-            .where(Outbox.message_id.in_(ids))
-        ).all()
+        rows = session.execute(_OURS_NAMED, {"ids": ids}).all()
         cache = session.info.setdefault("pbem.answered", {})
         if envelope.in_reply_to:
             cache[envelope.in_reply_to] = None
