@@ -171,7 +171,8 @@ class Daemon:
                 except Exception:
                     log.exception("outbox round failed")
                 self.outbox_wake.clear()
-                await self._sleep(self.settings.outbox_interval, self.outbox_wake)
+                if not sender.more:  # a full round: the next one starts at once
+                    await self._sleep(self.settings.outbox_interval, self.outbox_wake)
         finally:
             await sender.close()
 

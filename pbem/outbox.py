@@ -66,6 +66,7 @@ class Sender:
         self.engine = engine
         self.settings = settings
         self._idle: list[tuple[smtp.Connection, float]] = []  # (session, when it was last used)
+        self.more = False  # the last round took as many rows as it could: more may be due at once
 
     async def close(self) -> None:
         """QUIT every kept session (the daemon stops)."""
@@ -94,6 +95,7 @@ class Sender:
         While the round is still sending, the lease on its rows is renewed, so a slow SMTP
         server never makes a second daemon send them again while this one is alive."""
         engine, settings = self.engine, self.settings
+        self.more = False
         rows = deque(await asyncio.to_thread(claim, engine, limit, settings.outbox_lease))
         held = {row_id for row_id, _, _ in rows}  # claimed and not yet recorded
         outcomes: list[tuple[int, str, smtp.DeliveryError | None]] = []
@@ -135,12 +137,14 @@ class Sender:
                     await asyncio.to_thread(_extend, engine, sorted(held), settings.outbox_lease)
 
         renewing = asyncio.create_task(renew())
+        full = len(rows) >= limit
         try:
             await asyncio.gather(*(worker() for _ in range(min(settings.smtp_connections, len(rows)))))
             await record(everything=True)
         finally:
             renewing.cancel()
         await asyncio.to_thread(_release, engine, [row_id for row_id, _, _ in rows])
+        self.more = full and not halted
         return sent
 
 

@@ -96,3 +96,28 @@ def test_rounds_of_the_outbox_share_one_session_which_stopping_quits(server) -> 
         rows = session.exec(select(Outbox)).all()
         assert [(row.status, row.attempts) for row in rows] == [("sent", 1)] * 3
         assert all(row.sent_at is not None and row.last_error is None for row in rows)
+
+
+def test_a_full_round_says_more_may_be_due_so_the_next_starts_at_once(server) -> None:
+    handler, port = _Counting(), _free_port()
+    rig = Controller(handler, hostname="127.0.0.1", port=port)
+    rig.start()
+    settings = replace(server.service.settings, smtp=smtp.SmtpSettings(host="127.0.0.1", port=port, security="none"))
+    for n in range(3):
+        server.send(compose(f"p{n}@example.org", "help"))
+
+    async def run() -> list[tuple[int, bool]]:
+        sender = outbox.Sender(server.engine, settings)
+        rounds = []
+        try:
+            for _ in range(2):
+                sent = await sender.deliver_due(limit=2)
+                rounds.append((sent, sender.more))
+        finally:
+            await sender.close()
+        return rounds
+
+    try:
+        assert asyncio.run(run()) == [(2, True), (1, False)]
+    finally:
+        rig.stop()
