@@ -10,7 +10,9 @@ from __future__ import annotations
 import os
 import platform
 import random
+import resource
 import smtplib
+import threading
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -134,3 +136,43 @@ def wait_for_log(path: Path, text: str, timeout: float = 60.0) -> None:
 def utc(moment: datetime) -> datetime:
     """Stored datetimes come back naive from SQLite; they are UTC."""
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _stat_fields(path: Path) -> list[str] | None:
+    try:
+        return path.read_text().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return None
+
+
+def group_cpu_seconds(pgid: int) -> float:
+    """CPU of a process group: every live member's utime + stime, plus what its members have
+    reaped of children that already exited (cutime + cstime), so a measure taken twice gives
+    the group's CPU in between, however many processes came and went."""
+    ticks = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        fields = _stat_fields(entry / "stat")
+        if fields is not None and int(fields[2]) == pgid:
+            ticks += sum(int(f) for f in fields[11:15])
+    return ticks / _CLK_TCK
+
+
+def dovecot_cpu_seconds(rig: MailRig) -> float:
+    """CPU of the rig's Dovecot: its master and every process of its group (imap, lmtp, auth ...)."""
+    return group_cpu_seconds(rig._dovecot.pid)
+
+
+class FrontEndCpu:
+    """CPU of the rig's SMTP front end, which runs in this process (aiosmtpd's thread and the
+    threads that hand its mail to Dovecot): this process's CPU minus its main thread's."""
+
+    def __init__(self) -> None:
+        self._main = threading.main_thread().native_id
+
+    def seconds(self) -> float:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        fields = _stat_fields(Path(f"/proc/self/task/{self._main}/stat"))
+        main = (int(fields[11]) + int(fields[12])) / _CLK_TCK if fields else 0.0
+        return usage.ru_utime + usage.ru_stime - main

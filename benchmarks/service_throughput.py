@@ -4,7 +4,13 @@ Games are in progress and every move mail is already in the IMAP folder when the
 starts; the clock runs from the daemon's "serving" line until SMTP has accepted every
 reply and notice. The floor is the same mail traffic without pbem: imap-tools fetching the
 same messages, aiosmtplib sending the same replies (a connection per mail as the daemon
-does, and all on one connection).
+did, and all on one connection).
+
+CPU is measured in the same run for the daemon and for the mail servers (Dovecot's process
+group, and the SMTP front end, which runs in this process), and their ratio printed: the
+daemon's CPU per move against what the mail servers spend on the same moves. A second, smaller
+run of the daemon in this process under a per-thread profiler splits its CPU into components
+(database, templates, MIME, SMTP, IMAP, engine, glue).
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -53,18 +60,21 @@ async def _smtp_floor(rig: MailRig, mails: list[tuple[str, bytes]], sender: str)
     return per_mail, time.perf_counter() - started
 
 
-def run(games: int, moves: int, database: str) -> dict[str, float]:
+def run(games: int, moves: int, database: str, profile_moves: int = 0) -> dict[str, float]:
     rig = MailRig().start()
     try:
         with tempfile.TemporaryDirectory(prefix="pbem-bench-") as tmp, throwaway(database, Path(tmp)) as url:
-            return _run(rig, Path(tmp), url, games, moves)
+            figures = _run(rig, Path(tmp), url, games, moves)
+        if profile_moves:
+            with tempfile.TemporaryDirectory(prefix="pbem-bench-") as tmp, throwaway(database, Path(tmp)) as url:
+                figures.update(_profiled(rig, Path(tmp), url, min(games, profile_moves), profile_moves))
+        return figures
     finally:
         rig.stop()
 
 
-def _run(rig: MailRig, tmp: Path, url: str, games: int, moves: int) -> dict[str, float]:
-    db = make_engine(url)
-    migrate(db)
+def _backlog(rig: MailRig, db, games: int, moves: int) -> None:  # noqa: ANN001
+    """Games in progress and `moves` move mails waiting in the game's INBOX."""
     plies = -(-moves // games)
     prepared = C.prepare_games(db, rig, games, plies)
     started = time.perf_counter()
@@ -80,20 +90,31 @@ def _run(rig: MailRig, tmp: Path, url: str, games: int, moves: int) -> dict[str,
     lmtp.close()
     print(f"prepared {games} games and delivered {moves} move mails in {time.perf_counter() - started:.1f} s")
 
+
+def _run(rig: MailRig, tmp: Path, url: str, games: int, moves: int) -> dict[str, float]:
+    db = make_engine(url)
+    migrate(db)
+    _backlog(rig, db, games, moves)
     daemon = DaemonProcess(rig, tmp / "daemon", url)
+    front_end = C.FrontEndCpu()
     daemon.start()
     try:
         C.wait_for_log(daemon.log, "pbem serving")
         pid = daemon.proc.pid
         t0, cpu0 = time.perf_counter(), C.cpu_seconds(pid)
+        dovecot0, smtp0 = C.dovecot_cpu_seconds(rig), front_end.seconds()
+        read = None  # seconds until every move mail was handled (its replies queued)
         while True:
             total, sent = C.outbox_counts(db)
+            if read is None and total >= 2 * moves:
+                read = time.perf_counter() - t0
             if sent >= 2 * moves:
                 break
             if daemon.proc.poll() is not None:
                 raise RuntimeError(f"the daemon died:\n{daemon.log_tail()}")
             time.sleep(0.1)
         elapsed, cpu = time.perf_counter() - t0, C.cpu_seconds(pid) - cpu0
+        dovecot, smtp = C.dovecot_cpu_seconds(rig) - dovecot0, front_end.seconds() - smtp0
         memory = C.memory_kib(pid)
     finally:
         daemon.stop()
@@ -111,8 +132,13 @@ def _run(rig: MailRig, tmp: Path, url: str, games: int, moves: int) -> dict[str,
         "moves": moves,
         "mails_out": len(mails),
         "seconds": elapsed,
+        "read_seconds": read if read is not None else elapsed,
         "moves_per_s": moves / elapsed,
         "cpu_ms_per_move": 1000 * cpu / moves,
+        "dovecot_cpu_ms_per_move": 1000 * dovecot / moves,
+        "smtp_cpu_ms_per_move": 1000 * smtp / moves,
+        "mail_cpu_ms_per_move": 1000 * (dovecot + smtp) / moves,
+        "cpu_ratio_to_mail_servers": cpu / (dovecot + smtp) if dovecot + smtp else float("inf"),
         "peak_rss_mib": memory.get("VmHWM", 0) / 1024,
         "floor_imap_s": imap,
         "floor_smtp_conn_per_mail_s": smtp_per_mail,
@@ -124,17 +150,64 @@ def _run(rig: MailRig, tmp: Path, url: str, games: int, moves: int) -> dict[str,
     return figures
 
 
+def _profiled(rig: MailRig, tmp: Path, url: str, games: int, moves: int) -> dict[str, float]:
+    """The daemon in this process under `cpu_profile`, on a backlog of its own: CPU by component."""
+    from benchmarks import cpu_profile
+    from pbem.config import load
+    from pbem.daemon import Daemon
+
+    db = make_engine(url)
+    migrate(db)
+    _backlog(rig, db, games, moves)
+    config = DaemonProcess(rig, tmp / "profiled", url)  # only its configuration file is used
+    os.environ.update(config.env)
+    daemon = Daemon(load(config.config))
+
+    async def main() -> None:
+        async def watch() -> None:
+            while (await asyncio.to_thread(C.outbox_counts, db))[1] < 2 * moves:
+                await asyncio.sleep(0.1)
+            daemon.stop.set()
+
+        watcher = asyncio.ensure_future(watch())
+        await daemon.run()
+        await watcher
+
+    with cpu_profile.ThreadProfiles() as profiles:
+        asyncio.run(main())
+    stats = profiles.stats()
+    parts = cpu_profile.breakdown(stats)
+    total = sum(parts.values())
+    db.dispose()
+    figures = {f"share_{label}": seconds / total for label, seconds in parts.items()}
+    figures["profiled_moves"] = moves
+    for label in parts:
+        figures[f"top_{label}"] = cpu_profile.top(stats, label, 3)  # type: ignore[assignment]
+    return figures
+
+
 def report(figures: dict[str, float], games: int, database: str) -> None:
     f = figures
     print(f"machine: {C.machine()}")
     print(f"throughput ({database}): {games} games, {f['moves']} moves, {f['mails_out']} mails out")
     print(f"  daemon:  {f['seconds']:.1f} s = {f['moves_per_s']:.0f} moves/s, "
-          f"{f['cpu_ms_per_move']:.2f} CPU ms/move, peak RSS {f['peak_rss_mib']:.0f} MiB")
+          f"{f['cpu_ms_per_move']:.2f} CPU ms/move, peak RSS {f['peak_rss_mib']:.0f} MiB; "
+          f"every move mail handled after {f['read_seconds']:.1f} s")
     print(f"  floor:   imap-tools fetch {f['floor_imap_s']:.1f} s + aiosmtplib send {f['floor_smtp_conn_per_mail_s']:.1f} s"
           f" (a connection per mail) = {f['floor_s']:.1f} s; on one connection the send takes "
           f"{f['floor_smtp_one_conn_s']:.1f} s")
     print(f"  ratio:   {f['ratio_to_floor']:.2f}x the floor "
           f"({f['ratio_to_floor_one_conn']:.2f}x the one-connection floor)")
+    print(f"  CPU per move: daemon {f['cpu_ms_per_move']:.2f} ms; mail servers {f['mail_cpu_ms_per_move']:.2f} ms "
+          f"(Dovecot {f['dovecot_cpu_ms_per_move']:.2f}, SMTP front end {f['smtp_cpu_ms_per_move']:.2f}); "
+          f"daemon / mail servers = {f['cpu_ratio_to_mail_servers']:.2f}")
+    shares = {key.removeprefix("share_"): value for key, value in f.items() if key.startswith("share_")}
+    if shares:
+        print(f"  the daemon's CPU by component (profiled in-process over {f['profiled_moves']} moves; "
+              "ms/move scaled to the run above):")
+        for label, share in sorted(shares.items(), key=lambda item: -item[1]):
+            hot = "; ".join(f"{name} {seconds:.2f}s" for seconds, name in f.get(f"top_{label}", []))
+            print(f"    {label:<10} {100 * share:5.1f} %  {share * f['cpu_ms_per_move']:6.2f} ms   {hot}")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -142,9 +215,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=200, help="games in progress (issue: 1000)")
     parser.add_argument("--moves", type=int, default=1000, help="move mails waiting (issue: 5000)")
     parser.add_argument("--database", choices=["sqlite", "postgresql"], default="sqlite")
+    parser.add_argument("--profile-moves", type=int, default=300,
+                        help="moves of the profiled in-process run that splits the daemon's CPU (0: none)")
     args = parser.parse_args(argv)
     with contextlib.suppress(KeyboardInterrupt):
-        report(run(args.games, args.moves, args.database), args.games, args.database)
+        report(run(args.games, args.moves, args.database, args.profile_moves), args.games, args.database)
 
 
 if __name__ == "__main__":

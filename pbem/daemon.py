@@ -55,6 +55,9 @@ class Daemon:
         self.source = source or ImapSource(settings.imap)
         self.service = Service(settings, self.engine)
         self.monitor = Monitor(settings, self.engine)  # heartbeats, and /metrics when configured
+        self.journal = quarantine.Journal(settings.home / "trying")  # what a SIGKILL must not forget
+        quarantine.recover(self.engine, self.journal)
+        self.gate = quarantine.Gate(self.journal, MAX_TRIES)
         faults.install()  # a test hook; does nothing unless PBEM_CRASH_AT is set
         self.stop = asyncio.Event()
         self.outbox_wake = asyncio.Event()
@@ -84,6 +87,7 @@ class Daemon:
     def close(self) -> None:
         self.source.close()
         self.monitor.close()
+        self.journal.close()
         if self.sandbox is not None:
             self.sandbox.stop()
             self.sandbox = None
@@ -121,23 +125,22 @@ class Daemon:
 
     def process(self, key: str, data: bytes) -> bool:
         """Handle one message; True when it is finished with (handled, a repeat, or quarantined)
-        and may be marked done in the mailbox. Tries are counted in the database before each
-        one, so a message that keeps killing the process is quarantined too."""
+        and may be marked done in the mailbox. A try is counted in the message's own
+        transaction, or in one of its own when it raises; one that kills the process is
+        counted from the journal when the daemon starts again (`pbem.quarantine`)."""
         result, started = None, time.perf_counter()
         envelope = self.service.parse(data)  # parsed once, for the quarantine and the service
-        if not quarantine.admit(self.engine, envelope, data, MAX_TRIES):
+        try:
+            result = self.service.handle(data, envelope, self.gate)
+        except Exception as exc:
+            log.exception("message %s failed", key)
+            if not quarantine.failed(self.engine, envelope, data, f"{type(exc).__name__}: {exc}", MAX_TRIES):
+                return False
             log.error("message %s quarantined after %d tries", key, MAX_TRIES)
             self.service.set_aside(data, "quarantined", envelope)
-        else:
-            try:
-                result = self.service.handle(data, envelope)
-            except Exception as exc:
-                log.exception("message %s failed", key)
-                if not quarantine.failed(self.engine, envelope, data, f"{type(exc).__name__}: {exc}", MAX_TRIES):
-                    return False
-                self.service.set_aside(data, "quarantined", envelope)
-            else:
-                quarantine.succeeded(self.engine, envelope)
+            result = None
+        finally:
+            self.journal.end()
         faults.crash_point("after-commit")
         if result is not None:
             log.info("message %s: %s", result.message_id, result.status)
@@ -169,13 +172,18 @@ class Daemon:
             await self._sleep(self.settings.clock_interval)
 
     async def _outbox(self) -> None:
-        while not self.stop.is_set():
-            try:
-                self.monitor.delivered(await outbox.deliver_due(self.engine, self.settings))
-            except Exception:
-                log.exception("outbox round failed")
-            self.outbox_wake.clear()
-            await self._sleep(self.settings.outbox_interval, self.outbox_wake)
+        sender = outbox.Sender(self.engine, self.settings)  # its SMTP sessions last from round to round
+        try:
+            while not self.stop.is_set():
+                try:
+                    self.monitor.delivered(await sender.deliver_due())
+                except Exception:
+                    log.exception("outbox round failed")
+                self.outbox_wake.clear()
+                if not sender.more:  # a full round: the next one starts at once
+                    await self._sleep(self.settings.outbox_interval, self.outbox_wake)
+        finally:
+            await sender.close()
 
     async def _sleep(self, seconds: float, wake: asyncio.Event | None = None) -> None:
         waiters = [asyncio.ensure_future(self.stop.wait())]

@@ -66,3 +66,9 @@ def transaction(engine: Engine) -> Iterator[Session]:
     """One unit of work: committed if the block ends normally, rolled back if it raises."""
     with Session(engine, expire_on_commit=False) as session, session.begin():
         yield session
+
+
+def keep(session: Session, *rows: object) -> None:
+    """Hold loaded rows for the rest of the session: its identity map holds them only weakly, and
+    a row dropped from it costs a SELECT the next time something asks for it by id."""
+    session.info.setdefault("pbem.kept", []).extend(rows)

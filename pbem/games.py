@@ -20,6 +20,7 @@ from sqlmodel import Session, delete, or_, select
 
 import engine
 from pbem import ratings, words
+from pbem.db import keep
 from pbem.errors import CommandError, GameError, NotAMove
 from pbem.models import Challenge, Game, Move, Player, Reminder
 
@@ -79,12 +80,20 @@ def read_move(game: Game, text: str) -> None:
 
 
 def players(session: Session, game: Game) -> tuple[Player, Player]:
-    return session.get(Player, game.player0_id), session.get(Player, game.player1_id)
+    return _player(session, game.player0_id), _player(session, game.player1_id)
 
 
 def opponent(session: Session, game: Game, player: Player) -> Player:
     side = game.side_of(player.id)
-    return session.get(Player, game.player_id(1 - side))
+    return _player(session, game.player_id(1 - side))
+
+
+def _player(session: Session, player_id: int) -> Player:
+    """A player by id, read once per session however many mails and views ask for it."""
+    player = session.get(Player, player_id)
+    if player is not None:
+        keep(session, player)
+    return player
 
 
 def active_games(session: Session, player: Player) -> list[Game]:
@@ -102,7 +111,7 @@ def find_game(session: Session, player: Player, game_id: int | None, hint: int |
     for candidate, named in ((game_id, True), (hint, False)):
         if candidate is None:
             continue
-        game = session.get(Game, candidate, with_for_update=True, populate_existing=True)  # locked, then read
+        game = _locked(session, candidate)
         if game is not None and game.side_of(player.id) is not None:
             return game
         if named:
@@ -112,7 +121,7 @@ def find_game(session: Session, player: Player, game_id: int | None, hint: int |
             )
     games = active_games(session, player)
     if len(games) == 1:
-        return session.get(Game, games[0].id, with_for_update=True, populate_existing=True)
+        return _locked(session, games[0].id)
     if not games:
         raise CommandError(
             "You have no game in progress.", "Write open to see open challenges, or help.", code="game.none"
@@ -123,6 +132,14 @@ def find_game(session: Session, player: Player, game_id: int | None, hint: int |
         f"Name the game, e.g. board {games[0].id}, or reply to that game's mail.",
         code="game.ambiguous", params={"games": [g.id for g in games]},
     )
+
+
+def _locked(session: Session, game_id: int) -> Game | None:
+    """A game locked for this transaction, then read. SQLite's BEGIN IMMEDIATE has locked the
+    whole file since the transaction's first statement, so a game it read already is current."""
+    if session.get_bind().dialect.name == "sqlite":
+        return session.get(Game, game_id)
+    return session.get(Game, game_id, with_for_update=True, populate_existing=True)
 
 
 def start(session: Session, challenge: Challenge, acceptor: Player, first: Player, now: datetime) -> Game:
@@ -188,6 +205,7 @@ def play(
         created_at=now,
     )
     session.add(record)
+    session.info.setdefault("pbem.moves", {})[game.id] = record  # the newest move, for the mails
     _set_position(game, after)
     game.draw_offer = None
     game.turn_started_at, game.clock_credit = now, 0  # the next player's clock starts
@@ -272,6 +290,7 @@ def undo(session: Session, game: Game, plies: int, now: datetime) -> list[Move]:
             code="game.undo_too_far", params={"game": game.id, "moves": len(played), "plies": plies},
         )
     kept, dropped = played[:-plies], played[-plies:]
+    session.info.get("pbem.moves", {}).pop(game.id, None)
     pos = replay(game, [m.notation for m in kept])
     for record in dropped:
         session.delete(record)
@@ -317,7 +336,10 @@ def touch(game: Game, now: datetime) -> None:
 
 
 def last_move(session: Session, game: Game) -> Move | None:
-    """The newest move (one row, however long the game)."""
+    """The newest move (one row, however long the game; none when this session played it)."""
+    played = session.info.get("pbem.moves", {}).get(game.id)
+    if played is not None and played.ply == game.ply:
+        return played
     query = select(Move).where(Move.game_id == game.id).order_by(Move.ply.desc()).limit(1)
     return session.exec(query).first()
 

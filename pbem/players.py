@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import secrets
 from datetime import datetime
+from typing import Any
 
 from sqlmodel import Session, select
 
@@ -40,6 +41,16 @@ def get_or_register(session: Session, address: str, now: datetime, display: str 
         session.add(player)
         session.flush()
     return player
+
+
+def get_or_register_with(session: Session, address: str, now: datetime, column: Any) -> tuple[Player, Any]:
+    """`get_or_register`, reading one more value about the sender (a scalar subquery) in the
+    same statement; the value is None for a player registered here."""
+    address = address.strip().lower()
+    row = session.exec(select(Player, column).where(Player.address == address)).first()
+    if row is not None:
+        return row[0], row[1]
+    return get_or_register(session, address, now), None
 
 
 def proven(player: Player, display: str, now: datetime) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from sqlalchemy import func
+from sqlalchemy import bindparam, func, insert
 from sqlmodel import Session, select
 
 from pbem import htmlmail, records, trust
@@ -42,6 +42,8 @@ def post(
     letters = list(letters)
     rows = []
     replies = [letter for letter in letters if letter.reply]
+    _read_threads(session, [(replies[0].player, reply_game)] if replies else [],
+                  [(letter.player, letter.game) for letter in letters if not letter.reply])
     if replies:
         rows.append(
             queue(
@@ -57,6 +59,9 @@ def post(
             groups.setdefault(key, []).append(letter)
     for group in groups.values():
         rows.append(queue(session, settings, templates, group[0].player, group, game=group[0].game))
+    if rows:  # one executemany: the ORM would insert them one by one to read their ids back
+        columns = [c.key for c in Outbox.__table__.columns if c.key != "id"]
+        session.execute(insert(Outbox), [{key: getattr(row, key) for key in columns} for row in rows])
     return rows
 
 
@@ -74,7 +79,8 @@ def queue(
     thread: str | None = None,
     unproven: bool = False,
 ) -> Outbox:
-    """Render `letters` (sections of one mail to `player`) and add the mail to the outbox.
+    """Render `letters` (sections of one mail to `player`) into an outbox row, which `post`
+    inserts with the others of its post (the row returned has no id).
 
     `thread` is the inbound thread a reply answers (None for a mail that answers nothing),
     `unproven` marks the answer to a mail that showed no proof of receipt: both ration replies."""
@@ -122,20 +128,60 @@ def queue(
         thread=thread,
         unproven=unproven,
     )
-    session.add(row)
+    _threaded(session, player, game, message_id)
     return row
+
+
+_THREADS = (  # built once: its cache key and compiled SQL are reused for every post
+    select(Outbox.player_id, Outbox.game_id, Outbox.id, Outbox.message_id)
+    .where(Outbox.id.in_(
+        select(func.min(Outbox.id)).where(Outbox.game_id.in_(bindparam("games", expanding=True)),
+                                          Outbox.player_id.in_(bindparam("players", expanding=True)))
+        .group_by(Outbox.player_id, Outbox.game_id)
+        .union_all(
+            select(func.max(Outbox.id)).where(Outbox.game_id.in_(bindparam("games", expanding=True)),
+                                              Outbox.player_id.in_(bindparam("players", expanding=True)))
+            .group_by(Outbox.player_id, Outbox.game_id)
+        )
+    ))
+)
+
+
+def _read_threads(session: Session, *wanted: list[tuple[Player, Game | None]]) -> None:
+    """Read the threads of every (player, game) the mails go to, in one query: the first and
+    the newest of our mails to that player about that game."""
+    pairs = {(player.id, game.id) for group in wanted for player, game in group if game is not None and game.id}
+    cache = session.info.setdefault("pbem.threads", {})
+    pairs -= set(cache)
+    if not pairs:
+        return
+    found: dict[tuple[int, int], list[tuple[int, str]]] = {}
+    params = {"games": sorted({g for _, g in pairs}), "players": sorted({p for p, _ in pairs})}
+    for player_id, game_id, row_id, message_id in session.execute(_THREADS, params):
+        if (player_id, game_id) in pairs:
+            found.setdefault((player_id, game_id), []).append((row_id, message_id))
+    for pair in pairs:
+        ends = sorted(found.get(pair, []))
+        cache[pair] = (ends[0][1], ends[-1][1]) if ends else None
 
 
 def _thread(session: Session, player: Player, game: Game | None) -> tuple[str | None, list[str]]:
     """In-Reply-To and References that keep a player's mails about one game in one thread."""
     if game is None or game.id is None:
         return None, []
-    ours = (Outbox.game_id == game.id, Outbox.player_id == player.id)
-    ends = [select(agg(Outbox.id)).where(*ours).scalar_subquery() for agg in (func.min, func.max)]
-    rows = session.exec(select(Outbox.message_id).where(Outbox.id.in_(ends)).order_by(Outbox.id)).all()
-    if not rows:
+    _read_threads(session, [(player, game)])
+    ends = session.info["pbem.threads"][(player.id, game.id)]
+    if ends is None:
         return None, []
-    return rows[-1], [rows[0], rows[-1]]  # the thread's first mail and the newest
+    return ends[1], [ends[0], ends[1]]  # the thread's first mail and the newest
+
+
+def _threaded(session: Session, player: Player, game: Game | None, message_id: str) -> None:
+    """A mail just queued is the newest of its thread (for a second mail of the same post)."""
+    if game is not None and game.id is not None:
+        cache = session.info.setdefault("pbem.threads", {})
+        ends = cache.get((player.id, game.id))
+        cache[(player.id, game.id)] = (ends[0] if ends else message_id, message_id)
 
 
 def _records(session: Session, letters: Sequence[Letter]) -> list[tuple[str, str, str]]:

@@ -17,7 +17,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from pbem import players, post, trust
+from pbem import players, post, quarantine, trust
 from pbem.commands import reader, runner
 from pbem.commands.base import Context
 from pbem.config import Settings
@@ -38,7 +38,7 @@ _SUBJECT_GAME = re.compile(r"#(\d{1,9})\b")
 @dataclass(frozen=True)
 class Result:
     """What became of one message: processed, silenced (the day's replies are spent), duplicate,
-    banned or robot (no reply)."""
+    banned or robot (no reply), quarantined (set aside after too many tries)."""
 
     status: str
     message_id: str
@@ -55,12 +55,24 @@ class Service:
     def parse(self, raw: bytes) -> Envelope:
         return parse_message(raw, own_addresses=[self.settings.address], loop_header=LOOP_HEADER)
 
-    def handle(self, raw: bytes, envelope: Envelope | None = None) -> Result:
-        """Handle one message; `envelope` is its parse, when the caller has made it already."""
+    def handle(self, raw: bytes, envelope: Envelope | None = None, gate: quarantine.Gate | None = None) -> Result:
+        """Handle one message; `envelope` is its parse, when the caller has made it already, and
+        `gate` the quarantine's bookkeeping (the daemon's), which joins this one transaction."""
         envelope = envelope or self.parse(raw)
+        gate = gate or quarantine.Gate()
         try:
             with transaction(self.engine) as session:
-                return self._handle(session, envelope, raw)
+                verdict, tries = gate.admit(session, envelope, raw)
+                if verdict == "duplicate":
+                    return Result("duplicate", envelope.message_id)
+                if verdict == "quarantined":
+                    session.add(_inbound(envelope, "failed", "quarantined"))
+                    return Result("quarantined", envelope.message_id)
+                record = _inbound(envelope, "processed")
+                result = self._handle(session, envelope, raw, record)
+                session.add(record)  # last, with every field it will have: one INSERT, no UPDATE
+                gate.succeeded(session, envelope, tries)
+                return result
         except IntegrityError:
             if not self._recorded(envelope):
                 raise  # not a duplicate: a real fault, which the caller retries and quarantines
@@ -80,27 +92,21 @@ class Service:
         with contextlib.suppress(IntegrityError), transaction(self.engine) as session:
             session.add(_inbound(envelope or self.parse(raw), "failed", why))
 
-    def _handle(self, session: Session, envelope: Envelope, raw: bytes = b"") -> Result:
-        seen = session.exec(
-            select(InboundMessage.id).where(InboundMessage.message_id == envelope.message_id)
-        ).first()
-        if seen is not None:
-            return Result("duplicate", envelope.message_id)
-        record = _inbound(envelope, "processed")
-        session.add(record)
-        session.flush()
+    def _handle(self, session: Session, envelope: Envelope, raw: bytes, record: InboundMessage) -> Result:
         if envelope.automatic:
             record.status, record.note = "robot", envelope.automatic
             log.info("no reply to %s from %s: %s", envelope.message_id, envelope.sender, envelope.automatic)
             if envelope.automatic == "bounce":  # one of our mails did not arrive: the admin sees it
                 trust.record_bounce(session, self.settings, envelope, raw, now())
             return Result("robot", envelope.message_id)
-        player = players.get_or_register(session, envelope.sender, now())
+        at = now()
+        player, wrong_today = players.get_or_register_with(  # the trust check's count, in the same read
+            session, envelope.sender, at, trust.wrong_proofs_today(envelope.sender, at))
         if player.banned:  # `pbem admin ban`: no reply, no commands
             record.status, record.note = "banned", "the sender is banned"
             log.info("no reply to %s: %s is banned", envelope.message_id, envelope.sender)
             return Result("banned", envelope.message_id)
-        evidence = trust.evidence(session, self.settings, envelope, player, now())
+        evidence = trust.evidence(session, self.settings, envelope, player, at, wrong_today)
         record.proof = evidence.proof or ("wrong" if evidence.wrong else None)
         if evidence.proof is not None:
             players.proven(player, envelope.sender_name, now())  # only a proven mail may name them

@@ -16,10 +16,12 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, time
 
+from sqlalchemy import bindparam
 from sqlmodel import Session, func, select
 
 from pbem import tokens
 from pbem.config import Settings
+from pbem.db import keep
 from pbem.mail import notation
 from pbem.mail.inbound import Envelope
 from pbem.models import Bounce, Game, InboundMessage, Outbox, Player
@@ -69,12 +71,18 @@ class Evidence:
         return self.token is not None and self.token.player_version < self.player_version
 
 
-def evidence(session: Session, settings: Settings, envelope: Envelope, player: Player, now: datetime) -> Evidence:
-    """Read the proof of receipt and the boards a mail answers, before any command runs."""
+def evidence(
+    session: Session, settings: Settings, envelope: Envelope, player: Player, now: datetime,
+    wrong_today: int | None = None,
+) -> Evidence:
+    """Read the proof of receipt and the boards a mail answers, before any command runs;
+    `wrong_today` is `wrong_proofs_today`, when the caller read it with the player."""
     claimed = _claimed(settings, envelope)
     found = Evidence(proof=None, player_version=player.version)
     proving = next(((how, token) for how, token, mac in claimed if tokens.verify(player, token, mac)), None)
-    if proving is not None and _wrong_proofs(session, player, now) < MAX_WRONG_PROOFS:
+    if wrong_today is None and proving is not None:
+        wrong_today = _wrong_proofs(session, player, now)
+    if proving is not None and wrong_today < MAX_WRONG_PROOFS:
         found.proof, found.token = proving
     found.wrong = bool(claimed) and proving is None
     if found.proof is None and settings.trusted_authserv_id and dmarc_pass(envelope, settings.trusted_authserv_id):
@@ -100,12 +108,18 @@ def _claimed(settings: Settings, envelope: Envelope) -> list[tuple[str, tokens.T
 
 def _wrong_proofs(session: Session, player: Player, now: datetime) -> int:
     """How many mails claiming this address showed a wrong token today."""
-    return session.exec(
+    return session.exec(select(wrong_proofs_today(player.address, now))).one()
+
+
+def wrong_proofs_today(address: str, now: datetime):  # noqa: ANN201  (a scalar subquery)
+    """The count of `_wrong_proofs` as a scalar subquery, to be read with the sender's row."""
+    return (
         select(func.count(InboundMessage.id))
-        .where(InboundMessage.sender == player.address)
+        .where(InboundMessage.sender == address.strip().lower())
         .where(InboundMessage.proof == "wrong")
         .where(InboundMessage.received_at >= _midnight(now))
-    ).one()
+        .scalar_subquery()
+    )
 
 
 def _midnight(now: datetime) -> datetime:
@@ -140,35 +154,51 @@ def dmarc_pass(envelope: Envelope, authserv_id: str) -> bool:
     return False
 
 
+_OURS_NAMED = (  # built once: our mails a mail's headers name, with their games
+    select(Outbox.message_id, Outbox.game_id, Outbox.game_version, Outbox.template, Outbox.thread, Game)
+    .outerjoin(Game, Game.id == Outbox.game_id)
+    .where(Outbox.message_id.in_(bindparam("ids", expanding=True)))
+)
+
+
 def _boards(
     session: Session, envelope: Envelope, token: tokens.Token | None
 ) -> tuple[dict[int, int], dict[int, int]]:
     """The boards a mail answers (from its token, else its threading headers) and their
-    games' versions as the mail arrives."""
+    games' versions as the mail arrives.
+
+    One query reads our mails that the headers name with their games (kept for the commands
+    that follow) and the mail it answers (for `answered`)."""
     seen: dict[int, int] = {}
+    games: dict[int, Game] = {}
     ids = [*envelope.references, *([envelope.in_reply_to] if envelope.in_reply_to else [])][-40:]
     if ids:
-        rows = session.exec(
-            select(Outbox.game_id, func.max(Outbox.game_version))
-            .where(Outbox.message_id.in_(ids))
-            .where(Outbox.game_id.is_not(None))
-            .where(Outbox.game_version.is_not(None))
-            .group_by(Outbox.game_id)
-        ).all()
-        seen = {gid: version for gid, version in rows}
+        rows = session.execute(_OURS_NAMED, {"ids": ids}).all()
+        cache = session.info.setdefault("pbem.answered", {})
+        if envelope.in_reply_to:
+            cache[envelope.in_reply_to] = None
+        for message_id, game_id, version, template, thread, game in rows:
+            if message_id == envelope.in_reply_to:
+                cache[message_id] = (template, thread)
+            if game is not None:
+                games[game.id] = game
+                if version is not None:
+                    seen[game_id] = max(version, seen.get(game_id, version))
     if token is not None and token.game_id is not None:
         seen[token.game_id] = token.game_version  # the proving token says exactly which board
     versions = {}
     for gid in seen:
-        game = session.get(Game, gid)
-        if game is not None and game.status == "active":
-            versions[gid] = game.version
+        game = games.get(gid) or session.get(Game, gid)
+        if game is not None:
+            keep(session, game)
+            if game.status == "active":
+                versions[gid] = game.version
     return seen, versions
 
 
 def answered(session: Session, envelope: Envelope) -> tuple[str, str | None] | None:
     """(template, thread) of our mail that `envelope` answers, or None: read once per mail
-    (the held-commands check and the reply budget both ask)."""
+    (the held-commands check and the reply budget both ask; `evidence` reads it first)."""
     if not envelope.in_reply_to:
         return None
     cache = session.info.setdefault("pbem.answered", {})

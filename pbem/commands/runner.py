@@ -54,7 +54,7 @@ def run(ctx: Context, reading: Reading) -> list[str]:
         if line.command is not None and line.command.max_args is not None and len(line.words) - 1 > line.command.max_args:
             ignored.append(line.text[:120])  # prose that starts with a command word
             continue
-        letters = len(ctx.letters)
+        letters, about = len(ctx.letters), ctx.inbound.game_id
         forget(ctx.session)
         savepoint = ctx.session.begin_nested()
         try:
@@ -62,6 +62,7 @@ def run(ctx: Context, reading: Reading) -> list[str]:
         except CommandError as exc:
             savepoint.rollback()
             del ctx.letters[letters:]
+            ctx.inbound.game_id = about  # the record is written last, so the savepoint cannot undo it
             if isinstance(exc, NotAMove) and line.command is None:
                 ignored.append(line.text[:120])  # chatter that happens to start like a move
                 continue
@@ -99,7 +100,7 @@ def _check_unproven(ctx: Context, lines: list[Line], ignored: list[str]) -> list
         if not held.acts(line):
             kept.append(line)
             continue
-        letters = len(ctx.letters)
+        letters, about = len(ctx.letters), ctx.inbound.game_id
         savepoint = ctx.session.begin_nested()
         ctx.trial = True
         try:
@@ -110,6 +111,7 @@ def _check_unproven(ctx: Context, lines: list[Line], ignored: list[str]) -> list
         ctx.trial = False
         savepoint.rollback()  # a trial: whatever it did is undone, whatever it said unsaid
         del ctx.letters[letters:]
+        ctx.inbound.game_id = about
         if problem is None:
             kept.append(line)
         elif isinstance(problem, NotAMove) and line.command is None:

@@ -77,7 +77,7 @@ async def send(settings: SmtpSettings, sender: str, recipient: str, data: bytes)
 
 
 class Connection:
-    """One SMTP session reused for many mails (a round of the outbox): TLS and login once.
+    """One SMTP session reused for many mails (rounds of the outbox): TLS and login once.
 
     After a failure the session is dropped and the next `send` opens a new one, so one
     refused mail never leaves the connection in an unknown state."""
@@ -86,6 +86,7 @@ class Connection:
         self.settings = settings
         self.where = f"SMTP server {settings.host}:{settings.port}"
         self._client: aiosmtplib.SMTP | None = None
+        self._used = False  # the session has delivered a mail (so it may have idled since)
 
     async def __aenter__(self) -> Connection:
         return self
@@ -94,14 +95,27 @@ class Connection:
         await self.close()
 
     async def send(self, sender: str, recipient: str, data: bytes) -> str:
-        """Deliver `data` to one recipient; raises a `DeliveryError` subclass on failure."""
-        if self._client is None or not self._client.is_connected:
-            self._client = await _open(self.settings, self.where)
-        try:
-            return await _deliver(self._client, self.where, sender, recipient, data)
-        except DeliveryError:
-            await self.close()
-            raise
+        """Deliver `data` to one recipient; raises a `DeliveryError` subclass on failure.
+
+        A session that has sent before may have been dropped by the server while it idled
+        (between rounds): when it turns out gone, the mail is tried once more on a new one."""
+        reused = self._client is not None and self._client.is_connected and self._used
+        for last in (not reused, True):
+            if self._client is None or not self._client.is_connected:
+                self._client, self._used = await _open(self.settings, self.where), False
+            try:
+                reply = await _deliver(self._client, self.where, sender, recipient, data)
+            except TemporaryFailure as exc:
+                await self.close()
+                if last or exc.code is not None:  # a refusal, not a lost session
+                    raise
+                continue
+            except DeliveryError:
+                await self.close()
+                raise
+            self._used = True
+            return reply
+        raise AssertionError("unreachable")  # the second pass always returns or raises
 
     async def close(self) -> None:
         client, self._client = self._client, None
@@ -165,7 +179,7 @@ async def _deliver(client: aiosmtplib.SMTP, where: str, sender: str, recipient: 
     except (aiosmtplib.SMTPException, OSError) as exc:
         raise TemporaryFailure(None, f"{where}: {_detail(exc)}") from exc
     options = []
-    if any(b > 0x7F for b in data) and client.supports_extension("8BITMIME"):
+    if not data.isascii() and client.supports_extension("8BITMIME"):
         options.append("BODY=8BITMIME")
     if not (sender + recipient).isascii():
         if not client.supports_extension("SMTPUTF8"):

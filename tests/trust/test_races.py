@@ -14,31 +14,49 @@ from pbem.models import Outbox, Quarantine
 from tests.service.mailer import compose
 
 
-def test_tries_counted_by_two_daemons_at_once_lose_no_count_and_race_no_success(any_server) -> None:
-    service, engine = any_server.service, any_server.engine
-    envelopes = [service.parse(compose("alice@example.org", f"help {n}")) for n in range(20)]
+def _together(*jobs) -> list[BaseException]:  # noqa: ANN002
+    """Run the jobs in threads started at once; the errors they raised."""
     errors: list[BaseException] = []
-    barrier = threading.Barrier(2)
+    barrier = threading.Barrier(len(jobs))
 
-    def daemon(succeed: bool) -> None:
+    def run(job) -> None:  # noqa: ANN001
         barrier.wait()
         try:
-            for envelope in envelopes:
-                assert quarantine.admit(engine, envelope, b"raw")
-                if succeed:
-                    quarantine.succeeded(engine, envelope)
+            job()
         except BaseException as exc:  # noqa: BLE001  (any error is the finding)
             errors.append(exc)
 
-    threads = [threading.Thread(target=daemon, args=(flag,)) for flag in (True, False)]
+    threads = [threading.Thread(target=run, args=(job,)) for job in jobs]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    assert errors == []
+    return errors
+
+
+def test_tries_counted_by_two_daemons_at_once_lose_no_count_and_race_no_success(any_server) -> None:
+    service, engine = any_server.service, any_server.engine
+    raws = [compose("alice@example.org", f"help {n}") for n in range(20)]
+    envelopes = [service.parse(raw) for raw in raws]
+
+    def count() -> None:
+        for envelope in envelopes:
+            assert not quarantine.failed(engine, envelope, b"raw", "boom")
+
+    assert _together(count, count) == []
     with Session(engine) as session:
         rows = session.exec(select(Quarantine)).all()
-        assert all(row.tries in (1, 2) and row.status == "trying" for row in rows)
+        assert len(rows) == 20 and all(row.tries == 2 and row.status == "trying" for row in rows)
+
+    def succeed() -> None:  # each success forgets the count in its own transaction
+        for raw, envelope in zip(raws, envelopes, strict=True):
+            assert service.handle(raw, envelope, quarantine.Gate()).status in ("processed", "silenced")
+
+    assert _together(succeed, count) == []
+    with Session(engine) as session:
+        rows = session.exec(select(Quarantine)).all()
+        # a count before the success was forgotten with it; one after starts again from one
+        assert all(row.tries == 1 and row.status == "trying" for row in rows)
 
 
 class _SlowSmtp:
@@ -53,6 +71,9 @@ class _SlowSmtp:
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
+        return None
+
+    async def close(self) -> None:
         return None
 
     async def send(self, sender: str, recipient: str, data: bytes) -> str:
