@@ -261,8 +261,9 @@ class TurnClock:
         return min([self.deadline, *(at for at in self.unsent.values() if at > self.started)])
 
 
-def turn_clock(session: Session, game: Game, reminders: Sequence[float]) -> TurnClock | None:
-    """The current turn's clock, or None for a game that is over (or has no clock).
+def turn_clock(session: Session, game: Game, reminders: Sequence[float], fresh: bool = False) -> TurnClock | None:
+    """The current turn's clock, or None for a game that is over (or has no clock). A `fresh`
+    turn (one that began in this transaction: a start, a move) has sent no reminder yet.
 
     It reads without flushing the session first: what it reads (vacations, reminders sent)
     is flushed by the functions that write it, and a move's own rows can then go out in
@@ -273,24 +274,24 @@ def turn_clock(session: Session, game: Game, reminders: Sequence[float]) -> Turn
         mover = session.get(Player, game.player_id(game.turn))
         until = _deadline(game, mover, _holidays(session, mover.id, game.turn_started_at))
         unsent = {h: until - timedelta(hours=h) for h in reminders}
-        if unsent:
+        if unsent and not fresh:
             query = select(Reminder.hours).where(Reminder.game_id == game.id, Reminder.ply == game.ply)
             for hours in session.exec(query):
                 unsent.pop(hours, None)
     return TurnClock(mover, game.turn_started_at, until, unsent)
 
 
-def next_event(session: Session, game: Game, reminders: Sequence[float]) -> datetime | None:
+def next_event(session: Session, game: Game, reminders: Sequence[float], fresh: bool = False) -> datetime | None:
     """When the clock round must next look at the game (`TurnClock.next_event`): its deadline
     or an earlier reminder point (`reminders`, hours before it) not yet sent for this turn;
     None for a game with no clock running."""
-    turn = turn_clock(session, game, reminders)
+    turn = turn_clock(session, game, reminders, fresh)
     return turn.next_event() if turn is not None else None
 
 
-def reschedule(session: Session, game: Game, reminders: Sequence[float]) -> datetime | None:
+def reschedule(session: Session, game: Game, reminders: Sequence[float], fresh: bool = False) -> datetime | None:
     """Store the game's next clock event (`next_event`), for the round to find; returns it."""
-    game.clock_due_at = next_event(session, game, reminders)
+    game.clock_due_at = next_event(session, game, reminders, fresh)
     session.add(game)
     return game.clock_due_at
 

@@ -214,7 +214,7 @@ class Accept(Command):
         game = G.start(ctx.session, challenge, ctx.player, first, now())
         ctx.game_hint = game.id
         ctx.add(notify.tell(ctx.session, "started", game, ctx.player, challenge_id=challenge.id))
-        clock.reschedule(ctx.session, game, ctx.settings.reminders)  # after the mails: their players are loaded
+        clock.reschedule(ctx.session, game, ctx.settings.reminders, fresh=True)  # after the mails: their players are loaded
 
 
 @register

@@ -42,7 +42,7 @@ def play_move(ctx: Context, game, text: str) -> None:  # noqa: ANN001
     """Play one move and tell everyone concerned; the shared path of `move` and `pass`."""
     record, effects = G.play(ctx.session, game, ctx.player, text, ctx.envelope.message_id, now())
     ctx.add(notify.tell(ctx.session, "moved", game, ctx.player, move=record.notation, taken=effects.taken))
-    clock.reschedule(ctx.session, game, ctx.settings.reminders)  # after the mails: their players are loaded
+    clock.reschedule(ctx.session, game, ctx.settings.reminders, fresh=True)  # after the mails: their players are loaded
 
 
 @register
