@@ -1,6 +1,6 @@
 """`pbem admin`: the operator's commands. Each works while the daemon runs.
 
-Shared here: the group, which imports a command's module only when it runs (`AdminGroup`);
+Shared here: the group, which imports a command's module only when it runs (`LazyGroup`);
 the settings and the database of one invocation (loaded once), output that makes foreign
 text harmless on a terminal, paging of listings, and the one way a change to a game is
 made (row locked, state re-checked, success printed after the commit). The settings and
@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+
+from pbem.lazygroup import LazyGroup
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -48,42 +50,7 @@ def settings(ctx: click.Context) -> Settings:
     return state["settings"]
 
 
-class AdminGroup(click.Group):
-    """A group whose commands live in modules imported only when one of them runs.
-
-    `lazy` maps a command's name to the function that imports its module (which adds the
-    command to this group) and to its short help, which `--help` lists without importing
-    anything. `pbem.admin_cli` fills it in: it knows the modules, which this one must not."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.lazy: dict[str, tuple[Callable[[], object], str]] = {}
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *self.lazy})
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in self.commands and cmd_name in self.lazy:
-            self.lazy[cmd_name][0]()
-        return super().get_command(ctx, cmd_name)
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        from click.utils import make_default_short_help
-
-        names = self.list_commands(ctx)
-        limit = formatter.width - 6 - max(len(name) for name in names)
-        rows = []
-        for name in names:
-            command = self.commands.get(name)
-            if command is None:
-                rows.append((name, make_default_short_help(self.lazy[name][1], limit)))
-            elif not command.hidden:
-                rows.append((name, command.get_short_help_str(limit)))
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)
-
-
-@click.group(cls=AdminGroup)
+@click.group(cls=LazyGroup)  # `pbem.admin_cli` fills in its `lazy` table
 def admin() -> None:
     """Inspect and fix the records (the daemon may keep running)."""
 

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from pbem.lazygroup import LazyGroup
+
 if TYPE_CHECKING:
     import email.message
     from collections.abc import Callable
@@ -30,40 +32,6 @@ if TYPE_CHECKING:
     from pbem.config import Settings
 
 log = logging.getLogger("pbem.cli")
-
-# Commands whose module is imported only when they run: name -> (module, attribute, short help).
-# The short help is repeated here so that `pbem --help` need not import them; a test checks it.
-LAZY = {"admin": ("pbem.admin_cli", "admin", "Inspect and fix the records (the daemon may keep running).")}
-
-
-class LazyGroup(click.Group):
-    """A group that lists `LAZY` commands from their short help and imports them on use."""
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *LAZY})
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name in LAZY and cmd_name not in self.commands:
-            import importlib
-
-            module, attribute, _ = LAZY[cmd_name]
-            self.add_command(getattr(importlib.import_module(module), attribute), cmd_name)
-        return super().get_command(ctx, cmd_name)
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        names = self.list_commands(ctx)
-        limit = formatter.width - 6 - max(len(name) for name in names)
-        rows = []
-        for name in names:
-            if name in LAZY and name not in self.commands:
-                rows.append((name, LAZY[name][2]))
-            else:
-                command = self.commands[name]
-                if not command.hidden:
-                    rows.append((name, command.get_short_help_str(limit)))
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)
-
 
 def load_settings(ctx: click.Context, path: str | None = None) -> Settings:
     """The settings of `path` or of the `--config` given to `pbem`; a wrong one ends the command
@@ -100,6 +68,16 @@ def main(ctx: click.Context, config: str | None, verbose: bool) -> None:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     ctx.obj = {"config": config}
+
+
+def _admin() -> click.Command:
+    from pbem.admin_cli import admin
+
+    return admin
+
+
+# Imported only when it runs, so that `pbem --help` pays for no database layer.
+main.lazy["admin"] = (_admin, "Inspect and fix the records (the daemon may keep running).")
 
 
 # Imported one by one by `serve`, a stop check before each, so that a signal during the imports
