@@ -6,18 +6,7 @@ from sqlmodel import Session, select
 
 from pbem.models import Challenge, Game, Player
 from tests.service.mailer import compose, reply_to, text
-
-ALICE, BOB, CAROL = "alice@example.org", "bob@example.org", "carol@example.org"
-
-
-def flat(mail) -> str:
-    return " ".join(text(mail).split())
-
-
-def start_game(server, kind: str = "ataxx", options: str = "colour=first") -> None:
-    server.say(ALICE, f"challenge {kind} {BOB} {options}")
-    server.confirm(ALICE)
-    server.send(reply_to(BOB, server.last(BOB), "accept 1"))
+from tests.service.players import ALICE, BOB, CAROL, flat, start_game
 
 
 def test_challenge_refusals_say_what_to_write(server) -> None:

@@ -5,19 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.service.mailer import compose, reply_to, text
-
-ALICE, BOB, CAROL = "alice@example.org", "bob@example.org", "carol@example.org"
-
-
-def flat(mail) -> str:
-    return " ".join(text(mail).split())
-
-
-def start_game(server, kind: str = "ataxx", options: str = "colour=first") -> None:
-    server.say(ALICE, f"challenge {kind} {BOB} {options}")
-    server.confirm(ALICE)
-    server.send(reply_to(BOB, server.last(BOB), "accept 1"))
-
+from tests.service.players import ALICE, BOB, CAROL, flat, start_game
 
 # 1. a command word in the subject is read only when it is the mail's only command
 
