@@ -372,7 +372,8 @@ class CaptureGo(Rules[GoPosition, Move]):
         return PASS if point is None else Move(point[1], point[0])
 
     # -- presentation and storage ----------------------------------------------------
-    def _star_points(self) -> set[Move]:
+    def star_points(self) -> set[Move]:
+        """The hoshi a board of this size marks (none on sizes other than 9, 13 and 19)."""
         n = self.size
         if n not in (9, 13, 19):
             return set()
@@ -382,7 +383,7 @@ class CaptureGo(Rules[GoPosition, Move]):
 
     def render(self, pos: GoPosition, names: tuple[str, str] | None = None) -> str:
         n, geo, board = self.size, self._geo, pos._board
-        stars = self._star_points()
+        stars = self.star_points()
         last = pos.last if pos.last is not None and not pos.last.is_pass else None
 
         def cell(col: int, row: int) -> str:

@@ -258,7 +258,8 @@ class Myriades(TurnChecks, Rules[Position, Move]):
         return Effects(neutralised=len(made), squares=tuple(square_name(i, after.size) for i in made))
 
     # -- presentation and storage ------------------------------------------------------
-    def _marked(self, pos: Position) -> set[int]:
+    def marked(self, pos: Position) -> set[int]:
+        """The cells the last move touched (placed, stepped over, neutralised): drawn marked."""
         last = pos.last
         if last is None:
             return set()
@@ -266,7 +267,7 @@ class Myriades(TurnChecks, Rules[Position, Move]):
 
     def render(self, pos: Position, names: tuple[str, str] | None = None) -> str:
         n = pos.size
-        marked = self._marked(pos)
+        marked = self.marked(pos)
         stones = [c for c in pos.cells if c is not None and c != NEUTRAL]
         need = max((len(str(c[1])) for c in stones), default=1)
         widest = ROW_BUDGET // n - 1  # the field width that keeps a row within 72 columns

@@ -25,7 +25,7 @@ from engine import squares
 from engine.ataxx import Ataxx
 from engine.ataxx_board import FILES, SIZE
 from engine.capturego import CaptureGo
-from engine.go_board import BLACK, EMPTY, Move
+from engine.go_board import Move
 from engine.myriades import Myriades
 from engine.myriades_notation import LETTERS, NEUTRAL, WHITE
 
@@ -58,17 +58,16 @@ def _ataxx(rules: Ataxx, pos: Any) -> tuple[list[str], Callable[[int, int], Cell
 
 
 def _go(rules: CaptureGo, pos: Any) -> tuple[list[str], Callable[[int, int], Cell], dict[str, Cell]]:
-    stars = rules._star_points()
+    stars = rules.star_points()
     last = pos.last if pos.last is not None and not pos.last.is_pass else None
-    index, board = rules._geo.index_of, pos._board
 
     def cell(col: int, row: int) -> Cell:
         move = Move(col, row)
-        color = board[index[move]]
+        side = rules.stone(pos, move)
         here = last is not None and last.col == col and last.row == row
-        if color == EMPTY:
+        if side is None:
             return _cell("star" if move in stars else "empty")
-        return _cell("dark" if color == BLACK else "light", "", here)
+        return _cell("dark" if side == 0 else "light", "", here)
 
     keys = {
         "X": _cell("dark"), "O": _cell("light"),
@@ -79,7 +78,7 @@ def _go(rules: CaptureGo, pos: Any) -> tuple[list[str], Callable[[int, int], Cel
 
 def _myriades(rules: Myriades, pos: Any) -> tuple[list[str], Callable[[int, int], Cell], dict[str, Cell]]:
     n = pos.size
-    marked = rules._marked(pos)
+    marked = rules.marked(pos)
 
     def cell(col: int, row: int) -> Cell:
         index = row * n + col
