@@ -22,7 +22,7 @@ from pbem.models import Challenge, Game, Player
 def game_view(session: Session, game: Game, viewer: Player | None = None) -> dict[str, Any]:
     """Everything a mail about a game may show, from the point of view of `viewer`."""
     shared = _shared(session, game)
-    p0, p1 = G.players(session, game)
+    p0, p1 = _players(session, game)
     side_names = shared["sides"]
     viewer_side = game.side_of(viewer.id) if viewer is not None else None
     view = {
@@ -50,6 +50,16 @@ def forget(session: Session) -> None:
     session.info.pop("pbem.views", None)
 
 
+def _players(session: Session, game: Game) -> tuple[Player, Player]:
+    """The game's two players, looked up once for all the views of a session: the records
+    themselves, so a change to one is seen (a lookup in the identity map costs more than this)."""
+    key = ("players", game.id, game.player0_id, game.player1_id)
+    cache = _cache(session)
+    if key not in cache:
+        cache[key] = G.players(session, game)
+    return cache[key]
+
+
 def _shared(session: Session, game: Game) -> dict[str, Any]:
     key = ("game", game.id, game.version, game.status)
     cache = _cache(session)
@@ -57,7 +67,7 @@ def _shared(session: Session, game: Game) -> dict[str, Any]:
         return cache[key]
     rules = G.rules_of(game)
     pos = G.position(game)
-    p0, p1 = G.players(session, game)
+    p0, p1 = _players(session, game)
     outcome = rules.outcome(pos)
     last = G.last_move(session, game)
     on_move = (p0, p1)[game.turn]

@@ -96,8 +96,9 @@ def _wrap(line: str, guard: Callable[[str], bool], width: int = WIDTH) -> list[s
     than break what a player copies. A wrapped line must not start like a command (`guard`),
     or a client that quotes without `>` would make us read our own words back: try a little
     narrower until none does."""
-    if len(_unkept(line)) <= width:
-        return [_unkept(line)]
+    unkept = _unkept(line) if _KEEP in line or _GLUE in line else line
+    if len(unkept) <= width:
+        return [unkept]
     line = _examples(line, guard)
     if _GLUE in line:
         line = _GLUED.sub(lambda m: _KEEP * len(m.group(1)) + m.group(2), line)
