@@ -9,6 +9,7 @@ move may cause decode and render the position once.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from sqlmodel import Session
@@ -42,6 +43,15 @@ def game_view(session: Session, game: Game, viewer: Player | None = None) -> dic
 
 def _cache(session: Session) -> dict[tuple, Any]:
     return session.info.setdefault("pbem.views", {})
+
+
+def memo(session: Session, key: tuple, make: Callable[[], Any]) -> Any:
+    """`make()`, made once per session and `key` (which names the game's version): kept with the
+    views, so `forget` drops it with them."""
+    cache = _cache(session)
+    if key not in cache:
+        cache[key] = make()
+    return cache[key]
 
 
 def forget(session: Session) -> None:
