@@ -166,7 +166,13 @@ class Templates:
         subject = " ".join(_unkept(str(getattr(module, "subject", ""))).split())
         body = str(module).strip("\n")
         width = WIDTH if wrap else 1 << 20
-        lines = [wrapped for line in body.splitlines() for wrapped in _wrap(_trimmed(line), self.guard, width)]
+        lines: list[str] = []
+        for line in body.splitlines():
+            line = _trimmed(line)
+            if len(line) <= width and _KEEP not in line and _GLUE not in line:
+                lines.append(line)  # what `_wrap` makes of a line that fits, without the call
+            else:
+                lines.extend(_wrap(line, self.guard, width))
         collapsed: list[str] = []
         for line in lines:  # templates may leave runs of blank lines where blocks are empty
             if line or (collapsed and collapsed[-1]):

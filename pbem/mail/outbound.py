@@ -153,6 +153,6 @@ def _html_charset(html: str) -> charset.Charset:
     """UTF-8, sent as it is when the HTML is ASCII in lines SMTP carries (at most 998 octets), else
     quoted-printable: QP writes every `=` of the style attributes as `=3D`, a fifth more bytes."""
     cs = charset.Charset("utf-8")
-    plain = html.isascii() and all(len(line) <= 998 for line in html.splitlines())
+    plain = html.isascii() and (len(html) <= 998 or max(map(len, html.splitlines()), default=0) <= 998)
     cs.body_encoding = None if plain else charset.QP
     return cs
