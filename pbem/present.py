@@ -79,7 +79,7 @@ def _shared(session: Session, game: Game) -> dict[str, Any]:
     pos = G.position(game)
     p0, p1 = _players(session, game)
     outcome = rules.outcome(pos)
-    last = G.last_move(session, game)
+    last = G.last_move(session, game) if game.ply else None  # no move is stored before the first
     on_move = (p0, p1)[game.turn]
     side_names = rules.sides
     shared = {
