@@ -17,7 +17,9 @@ import time
 #: component -> what the file name (or a builtin's name) contains; the first match wins
 COMPONENTS: list[tuple[str, tuple[str, ...]]] = [
     ("database", ("sqlalchemy", "sqlmodel", "sqlite3", "psycopg", "/pbem/db.py", "alembic", "pydantic")),
-    ("templates", ("jinja2", "markupsafe", "/pbem/templates.py", "<template>")),
+    # a compiled template's code is named by its source file: templates/*.txt, templates/html/*.html
+    ("templates", ("jinja2", "markupsafe", "css_inline", "CSSInliner", "/pbem/templates.py", "/pbem/htmlmail.py",
+                   "/pbem/boards.py", "<template>", "/templates/")),
     ("MIME", ("/email/", "/pbem/mail/inbound.py", "/pbem/mail/outbound.py", "/pbem/mail/body.py",
               "/pbem/mail/headers.py", "/pbem/mail/reply.py", "/pbem/mail/robots.py", "charset_normalizer",
               "inscriptis", "quopri", "base64", "encodings", "idna")),

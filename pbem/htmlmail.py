@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import css_inline
+from markupsafe import Markup
 
 from pbem.templates import Templates
 
@@ -36,6 +37,23 @@ _CODE = re.compile(
     r"|(?P<wr>\b[Ww]rite: )(?P<wrs>[^.]+)"  # write: board, history, help.
 )
 _SPLIT = re.compile(r"\s{2,}(?:or\s{2,})?")
+_DRAWN: dict[int, tuple[dict[str, Any], str, Markup]] = {}  # id(grid) -> (grid, kind, its table)
+_DRAWN_MAX = 64
+
+
+def _drawn(templates: Templates, game: dict[str, Any]) -> Markup:
+    """The board of a game view as HTML, drawn once per grid: the views of one version of a
+    game share their grid (`pbem.present`), so the mover's mail and the opponent's draw it once.
+    The entry keeps the grid itself, so its id is not reused while cached."""
+    grid, kind = game["grid"], game.get("kind")
+    found = _DRAWN.get(id(grid))
+    if found is not None and found[0] is grid and found[1] == kind:
+        return found[2]
+    html = templates.html_env.get_template("_board.html").module.board(game)
+    if len(_DRAWN) >= _DRAWN_MAX:
+        _DRAWN.clear()
+    _DRAWN[id(grid)] = (grid, kind, html)
+    return html
 
 
 def _boarded(value: Any, boards: list[dict[str, Any]]) -> Any:
@@ -127,6 +145,10 @@ def render(
         parts.append(blocks(body, boards))
     marks = [SECTION.format(n) for n in range(len(parts))]
     framed = templates.render("_mail.txt", wrap=False, **{**frame, "sections": marks}).body
+    for part in parts:
+        for block in part:
+            if block["kind"] == "board":
+                block["html"] = _drawn(templates, block["game"])
     page = templates.html("_mail.html", blocks=blocks(framed, [], parts), subject=subject)
     # ASCII, other letters as character references, so the part can travel as 7bit, unencoded
     return _INLINER.inline(page).encode("ascii", "xmlcharrefreplace").decode("ascii")

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from sqlalchemy import bindparam, func, insert
 from sqlmodel import Session, select
 
-from pbem import htmlmail, records, trust
+from pbem import htmlmail, present, records, trust
 from pbem.config import Settings
 from pbem.mail import outbound
 from pbem.models import Game, Outbox, Player
@@ -191,6 +191,7 @@ def _records(session: Session, letters: Sequence[Letter]) -> list[tuple[str, str
         game = session.get(Game, game_id)
         if game is not None:
             plays = game.side_of(letters[0].player.id) is not None  # only they (and the admin) see addresses
-            record = records.export(session, game, addresses=plays)
+            key = ("record", game.id, game.version, game.status, plays)  # both players get the same file
+            record = present.memo(session, key, lambda game=game, plays=plays: records.export(session, game, addresses=plays))
             files.append((record.filename, record.mimetype, record.text))
     return files

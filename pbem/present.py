@@ -9,6 +9,7 @@ move may cause decode and render the position once.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from sqlmodel import Session
@@ -22,7 +23,7 @@ from pbem.models import Challenge, Game, Player
 def game_view(session: Session, game: Game, viewer: Player | None = None) -> dict[str, Any]:
     """Everything a mail about a game may show, from the point of view of `viewer`."""
     shared = _shared(session, game)
-    p0, p1 = G.players(session, game)
+    p0, p1 = _players(session, game)
     side_names = shared["sides"]
     viewer_side = game.side_of(viewer.id) if viewer is not None else None
     view = {
@@ -44,10 +45,29 @@ def _cache(session: Session) -> dict[tuple, Any]:
     return session.info.setdefault("pbem.views", {})
 
 
+def memo(session: Session, key: tuple, make: Callable[[], Any]) -> Any:
+    """`make()`, made once per session and `key` (which names the game's version): kept with the
+    views, so `forget` drops it with them."""
+    cache = _cache(session)
+    if key not in cache:
+        cache[key] = make()
+    return cache[key]
+
+
 def forget(session: Session) -> None:
     """Drop the views built so far: a change that does not touch the game's version (a
     vacation, a new name) may follow, and the next views must see it."""
     session.info.pop("pbem.views", None)
+
+
+def _players(session: Session, game: Game) -> tuple[Player, Player]:
+    """The game's two players, looked up once for all the views of a session: the records
+    themselves, so a change to one is seen (a lookup in the identity map costs more than this)."""
+    key = ("players", game.id, game.player0_id, game.player1_id)
+    cache = _cache(session)
+    if key not in cache:
+        cache[key] = G.players(session, game)
+    return cache[key]
 
 
 def _shared(session: Session, game: Game) -> dict[str, Any]:
@@ -57,9 +77,9 @@ def _shared(session: Session, game: Game) -> dict[str, Any]:
         return cache[key]
     rules = G.rules_of(game)
     pos = G.position(game)
-    p0, p1 = G.players(session, game)
+    p0, p1 = _players(session, game)
     outcome = rules.outcome(pos)
-    last = G.last_move(session, game)
+    last = G.last_move(session, game) if game.ply else None  # no move is stored before the first
     on_move = (p0, p1)[game.turn]
     side_names = rules.sides
     shared = {

@@ -96,8 +96,9 @@ def _wrap(line: str, guard: Callable[[str], bool], width: int = WIDTH) -> list[s
     than break what a player copies. A wrapped line must not start like a command (`guard`),
     or a client that quotes without `>` would make us read our own words back: try a little
     narrower until none does."""
-    if len(_unkept(line)) <= width:
-        return [_unkept(line)]
+    unkept = _unkept(line) if _KEEP in line or _GLUE in line else line
+    if len(unkept) <= width:
+        return [unkept]
     line = _examples(line, guard)
     if _GLUE in line:
         line = _GLUED.sub(lambda m: _KEEP * len(m.group(1)) + m.group(2), line)
@@ -165,7 +166,13 @@ class Templates:
         subject = " ".join(_unkept(str(getattr(module, "subject", ""))).split())
         body = str(module).strip("\n")
         width = WIDTH if wrap else 1 << 20
-        lines = [wrapped for line in body.splitlines() for wrapped in _wrap(_trimmed(line), self.guard, width)]
+        lines: list[str] = []
+        for line in body.splitlines():
+            line = _trimmed(line)
+            if len(line) <= width and _KEEP not in line and _GLUE not in line:
+                lines.append(line)  # what `_wrap` makes of a line that fits, without the call
+            else:
+                lines.extend(_wrap(line, self.guard, width))
         collapsed: list[str] = []
         for line in lines:  # templates may leave runs of blank lines where blocks are empty
             if line or (collapsed and collapsed[-1]):

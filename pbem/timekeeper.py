@@ -30,7 +30,7 @@ from pbem import games as G
 from pbem.commands.reader import guarded_templates
 from pbem.config import Settings
 from pbem.db import transaction
-from pbem.models import Game, Player, Reminder
+from pbem.models import Game, Move, Player, Reminder
 from pbem.templates import Templates
 from pbem.wallclock import now
 
@@ -59,10 +59,11 @@ def tick(engine: Engine, settings: Settings, templates: Templates | None = None)
         fresh = [game_id for game_id in ids if game_id not in seen]
         if fresh and templates is None:
             templates = guarded_templates(settings)
+        ahead = _newest_moves(engine, fresh)
         for game_id in fresh:
             try:
                 with transaction(engine) as session:
-                    done = _handle(session, settings, templates, game_id, at)
+                    done = _handle(session, settings, templates, game_id, at, ahead.get(game_id))
             except Exception:  # one broken game must not stop the clock of the others
                 log.exception("clock: game #%s failed", game_id)
                 _retry_later(engine, game_id, at + timedelta(seconds=settings.clock_interval))
@@ -90,10 +91,28 @@ def _due_query(at: datetime) -> SelectOfScalar[int]:
     )
 
 
-def _handle(session: Session, settings: Settings, templates: Templates, game_id: int, at: datetime) -> str | None:
+def _newest_moves(engine: Engine, ids: list[int]) -> dict[int, tuple[int, Move]]:
+    """The newest move of each of the games `ids` with the game's version then, in one query
+    for a batch: the mails of a due game show its last move, a query per game otherwise."""
+    if not ids:
+        return {}
+    query = (
+        select(Game.version, Move)
+        .join(Move, (Move.game_id == Game.id) & (Move.ply == Game.ply))
+        .where(Game.id.in_(ids))
+    )
+    with Session(engine) as session:
+        return {move.game_id: (version, move) for version, move in session.exec(query)}
+
+
+def _handle(
+    session: Session, settings: Settings, templates: Templates, game_id: int, at: datetime,
+    newest: tuple[int, Move] | None = None,
+) -> str | None:
     """One due game, locked and read afresh with its two players (one query; kept loaded
     for the mails): skipped when another daemon holds it or has handled it; else checked
-    (`_check` stores its next event)."""
+    (`_check` stores its next event). `newest` is its newest move read ahead with the game's
+    version: while the version is the same, it is still the newest, and the mails take it."""
     query = (
         select(Game, Player)
         .join(Player, or_(Player.id == Game.player0_id, Player.id == Game.player1_id))
@@ -105,6 +124,8 @@ def _handle(session: Session, settings: Settings, templates: Templates, game_id:
     game = rows[0][0] if rows else None
     if game is None or game.status != "active" or game.clock_due_at is None or game.clock_due_at > at:
         return None
+    if newest is not None and newest[0] == game.version and newest[1].ply == game.ply:
+        session.info.setdefault("pbem.moves", {})[game.id] = newest[1]  # as `games.play` keeps it
     return _check(session, settings, templates, game, now())
 
 

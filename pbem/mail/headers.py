@@ -129,6 +129,8 @@ def printable(value: str) -> str:
 
     Such characters reach opponents' subjects and the operator's terminal; no name or subject
     needs them. Line breaks and tabs become spaces; runs of spaces become one."""
+    if value.isascii() and value.isprintable():  # no escape, no control character: only spaces to collapse
+        return " ".join(value.split())
     value = _ANSI_RE.sub("", clean(value)).translate(_SPACE_LIKE)
     kept = "".join(c for c in value if unicodedata.category(c) not in ("Cc", "Cf", "Cs", "Co", "Cn"))
     return " ".join(kept.split())

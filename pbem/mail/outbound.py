@@ -13,7 +13,9 @@ known and simple, and `email.policy`'s header parsing cost a daemon an eighth of
 
 from __future__ import annotations
 
+import random
 import re
+import sys
 import unicodedata
 from collections.abc import Sequence
 from datetime import datetime
@@ -23,14 +25,38 @@ from email.message import Message
 from email.mime.base import MIMEBase
 from email.mime.multipart import MIMEMultipart
 from email.mime.text import MIMEText
-from email.policy import compat32
+from email.policy import Compat32
 from email.utils import format_datetime, formataddr
 
 from pbem.mail.headers import ascii_address, printable
 from pbem.mail.notation import format_message_id
 
 LOOP_HEADER = "X-PBEM-Loop"
-_WIRE = compat32.clone(linesep="\r\n", max_line_length=78)
+
+
+class _Wire(Compat32):
+    """compat32 with CRLF line ends, which writes a short printable ASCII header as it is: what
+    compat32's folding makes of such a line, without building a `Header` for every line."""
+
+    def _fold(self, name: str, value: object, sanitize: bool) -> str:
+        if (
+            isinstance(value, str) and value.isascii() and value.isprintable()
+            and len(name) + 2 + len(value) <= self.max_line_length
+        ):
+            return f"{name}: {value}{self.linesep}"
+        return super()._fold(name, value, sanitize)
+
+
+_WIRE = _Wire(linesep="\r\n", max_line_length=78)
+
+
+def _boundary(*texts: str) -> str:
+    """A multipart boundary in the standard library's own form, found in none of `texts`:
+    chosen here, so the generator does not compile a pattern per mail to look for it."""
+    while True:
+        boundary = "=" * 15 + f"{random.randrange(sys.maxsize):019d}" + "=="
+        if not any(boundary in text for text in texts):
+            return boundary
 
 
 def new_message_id(domain: str) -> str:
@@ -58,14 +84,15 @@ def build(
     `date` is the caller's clock: the mail layer keeps none of its own. `html`, when given,
     goes beside `body` as the other half of a multipart/alternative."""
     text: Message = MIMEText(body, "plain", _body_charset(body))
+    texts = (body, html or "", *(content for _, _, content in attachments))
     if html is not None:
-        alternative = MIMEMultipart("alternative")
+        alternative = MIMEMultipart("alternative", _boundary(*texts))
         alternative.attach(text)
         alternative.attach(MIMEText(html, "html", _html_charset(html)))
         text = alternative
     msg: Message = text
     if attachments:
-        msg = MIMEMultipart("mixed")
+        msg = MIMEMultipart("mixed", _boundary(*texts, text.get_boundary() or ""))
         msg.attach(text)
         for filename, mimetype, content in attachments:  # (file name, MIME type, text): game records
             maintype, _, subtype = mimetype.partition("/")
@@ -126,6 +153,6 @@ def _html_charset(html: str) -> charset.Charset:
     """UTF-8, sent as it is when the HTML is ASCII in lines SMTP carries (at most 998 octets), else
     quoted-printable: QP writes every `=` of the style attributes as `=3D`, a fifth more bytes."""
     cs = charset.Charset("utf-8")
-    plain = html.isascii() and all(len(line) <= 998 for line in html.splitlines())
+    plain = html.isascii() and (len(html) <= 998 or max(map(len, html.splitlines()), default=0) <= 998)
     cs.body_encoding = None if plain else charset.QP
     return cs

@@ -21,7 +21,7 @@ from pbem import games as G
 from pbem.cli import main
 from pbem.db import MIGRATIONS, make_engine, migrate, transaction
 from pbem.models import Challenge, Game, Outbox, Reminder
-from tests.clock.test_clock_service import ALICE, BOB, START, game, kinds, say, start_game, tick
+from tests.clock.test_clock_service import ALICE, BOB, START, body, game, kinds, say, start_game, tick
 
 DAY, HOUR = timedelta(days=1), timedelta(hours=1)
 
@@ -388,3 +388,29 @@ def test_a_turn_taken_back_is_reminded_again(clocked, monkeypatch) -> None:
         assert session.exec(select(Reminder).where(Reminder.ply >= game(clocked).ply)).all() == []
     assert tick(clocked, started + 5 * DAY + timedelta(minutes=1)) == timekeeper.Round(1, 0)
     assert kinds(clocked, BOB).count("reminder") == 2
+
+
+def test_a_round_reads_the_last_moves_of_its_games_at_once_and_the_mails_show_them(clocked) -> None:
+    start_game(clocked)  # Alice played e5; Bob is on move and runs out of time
+    with statements(clocked.engine) as seen:
+        assert tick(clocked, START + timedelta(days=7, seconds=1)) == timekeeper.Round(0, 1)
+    for address in (ALICE, BOB):
+        assert "The last move was e5 by alice." in body(clocked.last(address))
+    newest = [s for s, _ in seen if "FROM move" in s and "ORDER BY move.ply DESC" in s]
+    assert newest == []  # the batch's one join served the game's mails
+
+
+def test_a_move_read_ahead_is_not_shown_once_the_game_has_changed(clocked) -> None:
+    start_game(clocked)
+    ahead = timekeeper._newest_moves(clocked.engine, [1])
+    assert ahead[1][1].notation == "e5"
+    with freeze_time(START + timedelta(hours=1)):
+        say(clocked, BOB, "move 1 d4")  # a newer version: what was read ahead is stale
+    g = game(clocked)
+    with freeze_time(START + timedelta(days=7, hours=2)), transaction(clocked.engine) as session:
+        assert timekeeper._handle(session, clocked.service.settings, clocked.service.templates, 1,
+                                  START + timedelta(days=7, hours=2), ahead[1]) == "forfeit"
+        assert session.info.get("pbem.moves", {}).get(1) is not ahead[1][1]
+    assert g.ply == 2
+    for address in (ALICE, BOB):
+        assert "The last move was d4 by bob." in body(clocked.last(address))
