@@ -184,8 +184,11 @@ _HOLIDAYS = "pbem.clock.holidays"
 
 
 @event.listens_for(OrmSession, "after_transaction_end")
-def _forget_holidays(session: OrmSession, _transaction: object) -> None:
-    session.info.pop(_HOLIDAYS, None)
+def _forget_holidays(session: OrmSession, transaction: Any) -> None:
+    # A flush runs in a subtransaction of its own; only a savepoint or the real transaction
+    # ending (committed or rolled back) can make what was read stale.
+    if transaction.nested or transaction.parent is None:
+        session.info.pop(_HOLIDAYS, None)
 
 
 def current_vacation(session: Session, player: Player, at: datetime) -> Vacation | None:
