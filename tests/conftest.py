@@ -3,13 +3,13 @@ and the check that every daemon a test started is stopped and logged no tracebac
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
 import pytest
 
 from tests.integration.daemon import DaemonProcess
 from tests.mailrig import MailRig, missing_requirements
+from tests.needs import missing
 
 
 @pytest.fixture(scope="session")
@@ -17,9 +17,7 @@ def mailrig_session() -> Iterator[MailRig]:
     """Dovecot and the SMTP front end for the whole run; stopped even when tests fail."""
     problem = missing_requirements()
     if problem:
-        if os.environ.get("CI"):
-            pytest.fail(f"mail integration tests need Dovecot in CI: {problem}")
-        pytest.skip(problem)
+        missing(problem, f"mail integration tests need Dovecot in CI: {problem}")
     rig = MailRig().start()
     try:
         yield rig

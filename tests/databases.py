@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import pytest
+from tests.needs import missing
 
 ADMIN_URL = os.environ.get("PBEM_TEST_POSTGRES", "postgresql://127.0.0.1:5432/test")
 
@@ -40,13 +40,11 @@ def throwaway(kind: str, tmp_path: Path) -> Iterator[str]:
         return
     problem = postgres_problem()
     if problem:
-        if os.environ.get("CI"):
-            pytest.fail(
-                f"the PostgreSQL tests need a server in CI: {problem}; start one on 127.0.0.1:5432 with a "
-                "database `test` that trusts local connections, or point PBEM_TEST_POSTGRES at one",
-                pytrace=False,
-            )
-        pytest.skip(problem)
+        missing(
+            problem,
+            f"the PostgreSQL tests need a server in CI: {problem}; start one on 127.0.0.1:5432 with a "
+            "database `test` that trusts local connections, or point PBEM_TEST_POSTGRES at one",
+        )
     import psycopg
 
     name = f"pbem_test_{secrets.token_hex(6)}"

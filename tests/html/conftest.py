@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.needs import missing
+
 CHROMIUM = os.environ.get("PBEM_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("PBEM_CHROMEDRIVER", "/usr/bin/chromedriver")
 
@@ -30,9 +32,7 @@ def browser() -> Iterator[object]:
     """One headless Chromium for every browser test; quit at the end, even when tests fail."""
     problem = _missing()
     if problem:
-        if os.environ.get("CI"):
-            pytest.fail(f"the HTML mail tests need a browser in CI: {problem}")
-        pytest.skip(problem)
+        missing(problem, f"the HTML mail tests need a browser in CI: {problem}")
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 

@@ -61,13 +61,18 @@ class _Counted:
         self.daemon._loop.close()
 
 
+def _start_game(counted: _Counted) -> None:
+    """Game #1, Capture Go 9x9: Alice (black) challenges, confirming if asked; Bob accepts."""
+    counted.say(ALICE, f"challenge capturego {BOB} size=9 colour=black")
+    if "Did you write" in (counted.last(ALICE)["Subject"] or ""):
+        counted.say(ALICE, "confirm")
+    counted.say(BOB, "accept 1")
+
+
 def test_a_move_mail_is_one_transaction_of_at_most_15_statements(server) -> None:
     counted = _Counted(server)
     try:
-        counted.say(ALICE, f"challenge capturego {BOB} size=9 colour=black")
-        if "Did you write" in (counted.last(ALICE)["Subject"] or ""):
-            counted.say(ALICE, "confirm")
-        counted.say(BOB, "accept 1")
+        _start_game(counted)
         rules = rules_engine.create("capturego", {"size": 9})
         pos = rules.start()
         costs = []
@@ -91,10 +96,7 @@ def test_a_move_mail_is_one_transaction_of_at_most_15_statements(server) -> None
 def test_a_retried_move_mail_forgets_its_count_in_the_same_one_transaction(server) -> None:
     counted = _Counted(server)
     try:
-        counted.say(ALICE, f"challenge capturego {BOB} size=9 colour=black")
-        if "Did you write" in (counted.last(ALICE)["Subject"] or ""):
-            counted.say(ALICE, "confirm")
-        counted.say(BOB, "accept 1")
+        _start_game(counted)
         raw = reply_to(ALICE, counted.last(ALICE), "e5")
         assert not quarantine.failed(server.engine, counted.daemon.service.parse(raw), raw, "boom")
         before = Counter(counted.counts)
