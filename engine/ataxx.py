@@ -337,7 +337,7 @@ class Ataxx(Rules[Position, Move]):
         return [("FEN", to_fen(self.start()))]
 
     # -- presentation and storage --------------------------------------------------------------
-    def render(self, pos: Position, names: tuple[str, str] | None = None) -> str:
+    def render(self, pos: Position, names: tuple[str, str] | None = None, finished: bool = False) -> str:
         last = pos.last
         marked = last.dst if last is not None else None
 

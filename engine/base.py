@@ -241,9 +241,11 @@ class Rules(ABC, Generic[P, M]):
 
     # -- presentation and storage ----------------------------------------------------
     @abstractmethod
-    def render(self, pos: P, names: tuple[str, str] | None = None) -> str:
+    def render(self, pos: P, names: tuple[str, str] | None = None, finished: bool = False) -> str:
         """A fixed-width board of at most 72 columns: coordinates on four sides, legend,
-        scores, the last move marked. `names` labels the sides in the legend."""
+        scores, the last move marked. `names` labels the sides in the legend; `finished`
+        says the game ended off the board (a resignation, time, an agreement), so the
+        legend names no one to move."""
 
     @abstractmethod
     def dump(self, pos: P) -> dict[str, Any]:

@@ -381,7 +381,7 @@ class CaptureGo(Rules[GoPosition, Move]):
         lines = sorted({edge, n // 2, n - 1 - edge})
         return {Move(c, r) for c in lines for r in lines}
 
-    def render(self, pos: GoPosition, names: tuple[str, str] | None = None) -> str:
+    def render(self, pos: GoPosition, names: tuple[str, str] | None = None, finished: bool = False) -> str:
         n, geo, board = self.size, self._geo, pos._board
         stars = self.star_points()
         last = pos.last if pos.last is not None and not pos.last.is_pass else None
@@ -397,13 +397,13 @@ class CaptureGo(Rules[GoPosition, Move]):
             return "(" if col == last.col else ")" if col == last.col + 1 else " "
 
         rows = render_grid(squares.columns(n, skip_i=True), n, cell, label_width=2, between=between)
-        legend = self._legend(pos, names)
+        legend = self._legend(pos, names, finished)
         width = max(len(r) for r in rows)
         if width + 3 + max(len(line) for line in legend) <= 72:
             return "\n".join(line.rstrip() for line in beside(rows, legend, 2, 3))
         return "\n".join([*(line.rstrip() for line in rows), "", *("  " + text for text in legend)])
 
-    def _legend(self, pos: GoPosition, names: tuple[str, str] | None) -> list[str]:
+    def _legend(self, pos: GoPosition, names: tuple[str, str] | None, finished: bool = False) -> list[str]:
         labels = []
         for side in (0, 1):
             who = _SIDE_NAMES[side]
@@ -423,7 +423,7 @@ class CaptureGo(Rules[GoPosition, Move]):
         else:
             mark = _STONE_CHARS[pos._board[self._geo.index_of[pos.last]]]
             lines.append(f"({mark}) last move: {self.point_name(pos.last)}")
-        if not self.outcome(pos).over:
+        if not finished and not self.outcome(pos).over:
             lines.append(f"   {_SIDE_NAMES[pos.turn]} to play")
         return lines
 

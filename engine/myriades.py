@@ -265,7 +265,7 @@ class Myriades(TurnChecks, Rules[Position, Move]):
             return set()
         return {last.square, *(last.step or ()), *last.neutralised}
 
-    def render(self, pos: Position, names: tuple[str, str] | None = None) -> str:
+    def render(self, pos: Position, names: tuple[str, str] | None = None, finished: bool = False) -> str:
         n = pos.size
         marked = self.marked(pos)
         stones = [c for c in pos.cells if c is not None and c != NEUTRAL]
@@ -296,10 +296,12 @@ class Myriades(TurnChecks, Rules[Position, Move]):
 
         lines = render_grid(squares.columns(n), n, cell, label_width=3, cell_width=w, between=between)
         lines.append("")
-        lines += self._legend(pos, names, neutral, compact)
+        lines += self._legend(pos, names, neutral, compact, finished)
         return "\n".join(lines)
 
-    def _legend(self, pos: Position, names: tuple[str, str] | None, neutral: str, compact: bool) -> list[str]:
+    def _legend(
+        self, pos: Position, names: tuple[str, str] | None, neutral: str, compact: bool, finished: bool
+    ) -> list[str]:
         outcome = self.outcome(pos)
         wrap = textwrap.TextWrapper(WIDTH, initial_indent="  ", subsequent_indent="      ")
         lines = []
@@ -316,7 +318,7 @@ class Myriades(TurnChecks, Rules[Position, Move]):
             lines.append(f"  [ ] {mover}'s last turn: {self.format(pos, pos.last)}")
         if pos.full:
             lines.append("  The board is full.")
-        else:
+        elif not finished:
             total = pos.size * pos.size
             lines.append(f"  {SIDE_NAMES[pos.turn]} to move, turn {pos.ply + 1} of {total}.")
         for side in (WHITE, BLACK):

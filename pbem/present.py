@@ -93,7 +93,7 @@ def _shared(session: Session, game: Game) -> dict[str, Any]:
             {"name": p.name, "address": p.address, "side": side_names[i], "score": outcome.scores[i]}
             for i, p in enumerate((p0, p1))
         ],
-        "board": board_text(rules.render(pos, names=(p0.name, p1.name)), side_names, game.status != "active"),
+        "board": board_text(rules.render(pos, names=(p0.name, p1.name), finished=game.status != "active")),
         "ply": game.ply,
         "move_number": game.ply + 1,
         "score_unit": rules.score_unit,
@@ -124,10 +124,9 @@ _CAPTURES = re.compile(r"captures: (\d+) of (\d+)")
 BOARD_WIDTH = 72  # the engines' boards fit this; so must what a mail makes of them
 
 
-def board_text(board: str, sides: tuple[str, ...], finished: bool) -> str:
+def board_text(board: str) -> str:
     """The engine's board as a mail shows it: a count past its target reads as reached, not
-    "8 of 3", and a finished game (resigned, timed out, agreed, or over by its rules) names
-    no one to move."""
+    "8 of 3"."""
 
     def captures(line: str) -> str:
         m = _CAPTURES.search(line)
@@ -140,12 +139,7 @@ def board_text(board: str, sides: tuple[str, ...], finished: bool) -> str:
                 return shown
         return line
 
-    board = "\n".join(captures(line) for line in board.splitlines())
-    if finished:
-        to_move = re.compile(rf"\s*\b({'|'.join(map(re.escape, sides))}) to (play|move)\b.*$", re.IGNORECASE)
-        lines = [(line, to_move.sub("", line)) for line in board.splitlines()]
-        board = "\n".join(cut for line, cut in lines if cut.strip() or not line.strip())
-    return board
+    return "\n".join(captures(line) for line in board.splitlines())
 
 
 def _deadline(session: Session, game: Game, viewer: Player | None) -> dict[str, Any] | None:

@@ -91,7 +91,7 @@ class Threes(Rules[Position, int]):
             return Outcome(True, None, Termination.BOARD_FULL, scores)
         return Outcome(False, None, None, scores)
 
-    def render(self, pos: Position, names: tuple[str, str] | None = None) -> str:
+    def render(self, pos: Position, names: tuple[str, str] | None = None, finished: bool = False) -> str:
         marks = {-1: ".", 0: "x", 1: "o"}
         rows = [f"  {r + 1} | " + " ".join(marks[pos.cells[3 * r + c]] for c in range(3)) + " |" for r in range(3)]
         return "\n".join(["      a b c", *reversed(rows), "      a b c"])
