@@ -19,16 +19,28 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from engine.phrases import Phrase
+
 
 class EngineError(ValueError):
-    """An error whose message is written for the player who caused it, with a code for translators."""
+    """An error whose message is written for the player who caused it, with a code for translators.
+
+    `message` and `hint` are `Phrase`s (an English template and its fields), which the
+    service says in the reader's language; `str()` of either is the English sentence."""
 
     def __init__(
-        self, message: str, *, code: str, params: Mapping[str, Any] | None = None, hint: str = ""
+        self,
+        message: str | Phrase,
+        *,
+        code: str,
+        params: Mapping[str, Any] | None = None,
+        hint: str | Phrase = "",
     ) -> None:
-        super().__init__(message)
+        super().__init__(str(message))
         self.message = message
         self.code = code
+        if params is None and isinstance(message, Phrase):
+            params = message.params
         self.params: dict[str, Any] = dict(params or {})
         self.hint = hint
 

@@ -2,13 +2,16 @@
 
 The domain raises them and never imports the command layer; the command runner turns
 them into an error section of the reply. `code` and `params` say what went wrong in a
-form that a translation can rebuild the sentence from; `message` and `hint` are the
-English sentences used today.
+form a program can tell apart; `message` and `hint` are `Phrase`s (an English template
+and its fields, from `engine.phrases`) that the reply says in the reader's language, and
+`str()` gives the English.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+
+from engine.phrases import Phrase
 
 if TYPE_CHECKING:
     from pbem.models import Game
@@ -21,18 +24,20 @@ class PlayerError(Exception):
 
     def __init__(
         self,
-        message: str,
-        hint: str = "",
+        message: str | Phrase,
+        hint: str | Phrase = "",
         game: Game | None = None,
         *,
         code: str | None = None,
         params: dict[str, Any] | None = None,
     ) -> None:
-        super().__init__(message)
+        super().__init__(str(message))
         self.message = message
         self.hint = hint
         self.game = game
         self.code = code or self.default_code
+        if params is None and isinstance(message, Phrase):
+            params = dict(message.params)
         self.params = dict(params or {})
 
     def __str__(self) -> str:

@@ -16,14 +16,17 @@ from __future__ import annotations
 
 import importlib.resources
 import re
-import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, Undefined
 
+from engine.phrases import Phrase
+from pbem import textwidth
+from pbem.i18n import DEFAULT, Speaker, speaker
 from pbem.mail.reply import MARKER
 
 PACKAGE = "pbem_templates"  # the installed name of `templates/`
@@ -56,12 +59,16 @@ _GLUED = re.compile(r"(?<=\S)(\s+)(\S*)" + _GLUE)
 def keep(*words: object) -> str:
     """An example command for the player to type (`{{ keep("accept", c.id) }}`): never broken
     across lines, and kept on one line with the word before it, so no wrapped line starts
-    with it (a line of ours must not read as a command when a client quotes without `>`)."""
-    return _GLUE + _KEEP.join(" ".join(str(w) for w in words).split())
+    with it (a line of ours must not read as a command when a client quotes without `>`).
+    Wide letters (a Korean or Chinese command word) are joined so no break falls between."""
+    kept = _KEEP.join(" ".join(str(w) for w in words).split())
+    if not kept.isascii():
+        kept = textwidth.JOIN.join(kept)
+    return _GLUE + kept
 
 
 def _unkept(text: str) -> str:
-    return text.replace(_KEEP, " ").replace(_GLUE, "")
+    return text.replace(_KEEP, " ").replace(_GLUE, "").replace(textwidth.JOIN, "")
 
 
 MAX_EXAMPLE = 40  # the longest example command kept whole when a template did not mark it
@@ -97,16 +104,14 @@ def _wrap(line: str, guard: Callable[[str], bool], width: int = WIDTH) -> list[s
     or a client that quotes without `>` would make us read our own words back: try a little
     narrower until none does."""
     unkept = _unkept(line) if _KEEP in line or _GLUE in line else line
-    if len(unkept) <= width:
+    if textwidth.width(unkept) <= width:
         return [unkept]
     line = _examples(line, guard)
     if _GLUE in line:
         line = _GLUED.sub(lambda m: _KEEP * len(m.group(1)) + m.group(2), line)
     indent = line[: len(line) - len(line.lstrip())]
     for narrower in range(width, width - 16, -1):
-        lines = textwrap.wrap(
-            line, narrower, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False
-        ) or [line]
+        lines = textwidth.wrap(line, narrower, indent)
         if not any(guard(_unkept(part).strip()) for part in lines[1:]):
             break
     return [_unkept(part) for part in lines]
@@ -123,32 +128,66 @@ def _trimmed(line: str) -> str:
 
 
 class Templates:
-    """The Jinja2 environment over `templates/` (or `root`), strict about missing variables."""
+    """The Jinja2 environments over `templates/` (or `root`), strict about missing variables:
+    one per language, each with Jinja's i18n extension speaking that language."""
 
     def __init__(
         self, root: Path | None = None, guard: Callable[[str], bool] = lambda line: False
     ) -> None:
         self.root = Path(root) if root is not None else TEMPLATES
         self.guard = guard
-        self.env = Environment(
-            loader=FileSystemLoader(str(self.root)),
+        self._envs: dict[str, Environment] = {}
+        self._html_envs: dict[str, Environment] = {}
+        self.env = self.environment(DEFAULT)
+
+    def _made(self, loader: FileSystemLoader, talk: Speaker, html: bool) -> Environment:
+        env = Environment(
+            loader=loader,
             undefined=StrictUndefined,
-            keep_trailing_newline=True,
+            keep_trailing_newline=not html,
             trim_blocks=True,
             lstrip_blocks=True,
-            autoescape=False,
+            autoescape=html,
+            extensions=["jinja2.ext.i18n"],
+            finalize=lambda value: _spoken(talk, value),
         )
-        self.env.globals["marker"] = MARKER
-        self.html_env = Environment(
+        env.policies["ext.i18n.trimmed"] = True  # a {% trans %} block's line breaks are not words
+        env.newstyle_gettext = True  # type: ignore[attr-defined]
+        # the new-style callables themselves: they fill in the fields, with numbers as the
+        # language writes them (Jinja's own wrappers would format a second time)
+        env.globals.update(
+            gettext=talk.gettext, _=talk.gettext, ngettext=talk.ngettext,
+            pgettext=talk.pgettext, npgettext=talk.npgettext, say=talk.say,
+            language=talk.code, speaker=talk,
+        )
+        return env
+
+    def environment(self, language: str = DEFAULT) -> Environment:
+        """The text templates' environment in `language` (made once, on first use)."""
+        talk = speaker(language)
+        env = self._envs.get(talk.code)
+        if env is None:
+            env = self._made(FileSystemLoader(str(self.root)), talk, html=False)
+            env.globals["marker"] = MARKER
+            env.globals["keep"] = keep
+            env.filters["keep"] = keep
+            env.filters["pad"] = lambda text, columns: textwidth.ljust(str(_spoken(talk, text)), columns)
+            env.filters["side"] = lambda name: talk.side(name)
+            self._envs[talk.code] = env
+        return env
+
+    def html_environment(self, language: str = DEFAULT) -> Environment:
+        talk = speaker(language)
+        env = self._html_envs.get(talk.code)
+        if env is None:
             # a templates_dir of the operator's own may leave out html/: the packaged layout serves
-            loader=FileSystemLoader([str(self.root / "html"), str(TEMPLATES / "html")]),
-            undefined=StrictUndefined,
-            trim_blocks=True,
-            lstrip_blocks=True,
-            autoescape=True,
-        )
-        self.env.globals["keep"] = keep
-        self.env.filters["keep"] = keep
+            loader = FileSystemLoader([str(self.root / "html"), str(TEMPLATES / "html")])
+            env = self._html_envs[talk.code] = self._made(loader, talk, html=True)
+        return env
+
+    @property
+    def html_env(self) -> Environment:
+        return self.html_environment(DEFAULT)
 
     def names(self) -> list[str]:
         """Every template the server can send (partials start with `_`)."""
@@ -159,17 +198,17 @@ class Templates:
     def exists(self, name: str) -> bool:
         return (self.root / name).is_file()
 
-    def render(self, name: str, wrap: bool = True, **context: Any) -> Rendered:
-        """The subject and body of a text template; `wrap=False` leaves each line whole (for the
-        HTML part, where the mail program wraps)."""
-        module = self.env.get_template(name).make_module(context)
+    def render(self, name: str, wrap: bool = True, language: str = DEFAULT, **context: Any) -> Rendered:
+        """The subject and body of a text template in `language`; `wrap=False` leaves each line
+        whole (for the HTML part, where the mail program wraps)."""
+        module = self.environment(language).get_template(name).make_module(context)
         subject = " ".join(_unkept(str(getattr(module, "subject", ""))).split())
         body = str(module).strip("\n")
         width = WIDTH if wrap else 1 << 20
         lines: list[str] = []
         for line in body.splitlines():
             line = _trimmed(line)
-            if len(line) <= width and _KEEP not in line and _GLUE not in line:
+            if line.isascii() and len(line) <= width and _KEEP not in line and _GLUE not in line:
                 lines.append(line)  # what `_wrap` makes of a line that fits, without the call
             else:
                 lines.extend(_wrap(line, self.guard, width))
@@ -179,6 +218,20 @@ class Templates:
                 collapsed.append(line)
         return Rendered(subject=subject, body="\n".join(collapsed).strip("\n") + "\n")
 
-    def html(self, name: str, **context: Any) -> str:
+    def html(self, name: str, language: str = DEFAULT, **context: Any) -> str:
         """An HTML template of `templates/html/`, every value escaped."""
-        return self.html_env.get_template(name).render(context)
+        return self.html_environment(language).get_template(name).render(context)
+
+
+def _spoken(talk: Speaker, value: Any) -> Any:
+    """What `{{ value }}` prints: a phrase, a moment or a view that speaks, in the language."""
+    if isinstance(value, str | int | Undefined) or value is None:
+        return value
+    if isinstance(value, Phrase):
+        return talk.say(value)
+    if isinstance(value, datetime):
+        return talk.moment(value)
+    spoken = getattr(value, "spoken", None)
+    if spoken is not None and callable(spoken):
+        return spoken(talk)
+    return value
