@@ -15,6 +15,7 @@ from enum import StrEnum
 from typing import Any, ClassVar, Generic, TypeVar
 
 from engine.errors import BadOption, EngineError, IllegalMove, InvalidMove, MoveError
+from engine.phrases import Phrase, phrase
 
 __all__ = [
     "BadOption", "Effects", "EngineError", "IllegalMove", "InvalidMove", "MoveError", "Option",
@@ -102,14 +103,26 @@ def int_option(name: str, lo: int, hi: int | None) -> Callable[[Any], int]:
             number = int(str(value).strip())
         except ValueError:
             raise BadOption(
-                f"{name}={value!s} is not a whole number; write e.g. {name}={lo}.",
+                phrase(
+                    "{option}={value} is not a whole number; write e.g. {option}={example}.",
+                    option=name, value=str(value), example=str(lo),
+                ),
                 code="option.not_a_number",
                 params={"option": name, "value": str(value), "example": lo},
             ) from None
         if number < lo or (hi is not None and number > hi):
-            span = f"from {lo} to {hi}" if hi is not None else f"at least {lo}"
+            if hi is not None:
+                said = phrase(
+                    "{option}={value} is out of range; {option} must be from {min} to {max}.",
+                    option=name, value=number, min=lo, max=hi,
+                )
+            else:
+                said = phrase(
+                    "{option}={value} is out of range; {option} must be at least {min}.",
+                    option=name, value=number, min=lo,
+                )
             raise BadOption(
-                f"{name}={number} is out of range; {name} must be {span}.",
+                said,
                 code="option.out_of_range",
                 params={"option": name, "value": number, "min": lo, "max": hi},
             )
@@ -148,9 +161,18 @@ class Rules(ABC, Generic[P, M]):
         known = {o.name: o for o in self.option_specs}
         unknown = sorted(set(given) - set(known))
         if unknown:
-            allowed = ", ".join(known) or "none"
+            if known:
+                said = phrase(
+                    "{title} has no option '{option}'; its options are: {options}.",
+                    title=self.title, option=unknown[0], options=list(known),
+                )
+            else:
+                said = phrase(
+                    "{title} has no option '{option}'; its options are: none.",
+                    title=self.title, option=unknown[0],
+                )
             raise BadOption(
-                f"{self.title} has no option {unknown[0]!r}; its options are: {allowed}.",
+                said,
                 code="option.unknown",
                 params={"game": self.name, "option": unknown[0], "known": list(known)},
             )
@@ -201,7 +223,7 @@ class Rules(ABC, Generic[P, M]):
         where moves are not a finite list. The engine owns no randomness; callers do."""
         moves = self.legal_moves(pos)
         if not moves:
-            raise IllegalMove("There is no legal move in this position.", code="move.none_legal")
+            raise IllegalMove(phrase("There is no legal move in this position."), code="move.none_legal")
         return pick(moves)
 
     @abstractmethod
