@@ -48,7 +48,7 @@ class Phrase:
 def _english(value: Any) -> str:
     """A parameter as the engine's English writes it: a list of words joined by commas
     (a speaker joins them its own language's way)."""
-    if isinstance(value, list | tuple) and all(isinstance(v, str | Phrase) for v in value):
+    if type(value) in (list, tuple) and all(isinstance(v, str | Phrase) for v in value):
         return ", ".join(str(v) for v in value)
     return str(value)
 

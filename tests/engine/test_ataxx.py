@@ -562,7 +562,7 @@ def test_no_move_is_accepted_once_the_game_is_over() -> None:
 
 def test_notation_mentions_pass_only_where_there_is_one() -> None:
     assert "pass" in str(Ataxx().notation()) and "pass" not in str(Infection().notation())
-    assert "a7-c5" in Assimilation().notation()
+    assert "a7-c5" in str(Assimilation().notation())
 
 
 # -- options ---------------------------------------------------------------------------------------
