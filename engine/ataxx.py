@@ -43,7 +43,7 @@ from engine.ataxx_board import (
     to_fen,
 )
 from engine.base import Effects, IllegalMove, InvalidMove, Option, Outcome, Rules, Termination
-from engine.grid import beside, below, fits_beside, ljust, render_grid, width
+from engine.grid import below, beside, fits_beside, ljust, render_grid, width
 from engine.phrases import Phrase, nphrase, phrase
 
 __all__ = [

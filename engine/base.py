@@ -15,7 +15,7 @@ from enum import StrEnum
 from typing import Any, ClassVar, Generic, TypeVar
 
 from engine.errors import BadOption, EngineError, IllegalMove, InvalidMove, MoveError
-from engine.phrases import Phrase, phrase
+from engine.phrases import phrase
 
 __all__ = [
     "BadOption", "Effects", "EngineError", "IllegalMove", "InvalidMove", "MoveError", "Option",

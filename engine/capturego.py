@@ -44,7 +44,7 @@ from engine.go_board import (
     place,
     verdict,
 )
-from engine.grid import beside, below, fits_beside, ljust, render_grid, width
+from engine.grid import below, beside, fits_beside, ljust, render_grid, width
 from engine.phrases import Phrase, nphrase, phrase
 
 _STONE_CHARS = {EMPTY: ".", BLACK: "X", WHITE: "O"}

@@ -17,6 +17,7 @@ legends; `beside` puts one to the right of the board.
 
 from __future__ import annotations
 
+import re
 import textwrap
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -108,20 +109,21 @@ def wrap(text: str, columns: int, first: str = "", rest: str = "") -> list[str]:
     if text.isascii() and first.isascii() and rest.isascii():
         return textwrap.wrap(text, columns, initial_indent=first, subsequent_indent=rest)
     lines: list[str] = []
-    line = first
-    fresh = True  # nothing but the indent on this line yet
-    for word in text.split():
-        candidate = word if fresh else " " + word
-        if width(line) + width(candidate) <= columns:
-            line += candidate
-            fresh = False
+    line, fresh, space = first, True, ""  # `fresh`: nothing but the indent on this line yet
+    for token in re.findall(r"\s+|\S+", text):
+        if token.isspace():
+            space = "" if fresh else token  # spaces inside a line are kept, at a break dropped
             continue
+        word = token
+        if width(line) + width(space) + width(word) <= columns:
+            line, fresh, space = line + space + word, False, ""
+            continue
+        space = ""
         if not fresh:
             lines.append(line)
             line, fresh = rest, True
         while width(line) + width(word) > columns:  # a word wider than a line: break it
-            room = columns - width(line)
-            piece = cut(word, room) or word[:1]
+            piece = cut(word, columns - width(line)) or word[:1]
             lines.append(line + piece)
             word = word[len(piece):]
             line = rest

@@ -23,7 +23,6 @@ from engine import squares
 from engine.base import Effects, Option, Outcome, Rules, Termination, int_option
 from engine.errors import EngineError, IllegalMove, MoveError
 from engine.grid import render_grid, wrap
-from engine.phrases import Phrase, phrase
 from engine.myriades_checks import TurnChecks
 from engine.myriades_notation import (
     BLACK,
@@ -32,7 +31,6 @@ from engine.myriades_notation import (
     LETTERS,
     NEUTRAL,
     ROW_BUDGET,
-    SIDE_NAMES,
     WHITE,
     WIDTH,
     Cell,
@@ -43,12 +41,13 @@ from engine.myriades_notation import (
     _queen_targets,
     _read,
     _square_index,
-    stones,
     _triggers,
     free_values,
     square_name,
+    stones,
     supply_text,
 )
+from engine.phrases import Phrase, phrase
 
 __all__ = ["NEUTRAL", "Infinito", "Move", "Myriades", "Position", "square_name"]
 

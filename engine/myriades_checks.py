@@ -18,7 +18,7 @@ from engine.myriades_notation import (
     square_name,
     stones,
 )
-from engine.phrases import Phrase, nphrase, phrase
+from engine.phrases import Phrase, phrase
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
