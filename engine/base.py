@@ -15,7 +15,7 @@ from enum import StrEnum
 from typing import Any, ClassVar, Generic, TypeVar
 
 from engine.errors import BadOption, EngineError, IllegalMove, InvalidMove, MoveError
-from engine.phrases import phrase
+from engine.phrases import Phrase, phrase
 
 __all__ = [
     "BadOption", "Effects", "EngineError", "IllegalMove", "InvalidMove", "MoveError", "Option",
@@ -87,11 +87,12 @@ class Effects:
 
 @dataclass(frozen=True)
 class Option:
-    """One game option: its default, how a text value becomes a value, and a help line."""
+    """One game option: its default, how a text value becomes a value, and a help line (a
+    phrase, said in the reader's language)."""
 
     name: str
     default: Any
-    help: str
+    help: str | Phrase
     convert: Callable[[Any], Any] = field(repr=False, default=lambda v: v)
 
 
@@ -183,8 +184,8 @@ class Rules(ABC, Generic[P, M]):
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.options!r})"
 
-    def describe(self) -> str:
-        """A one-line description for mails ("infection 7x7, 4 blocks")."""
+    def describe(self) -> str | Phrase:
+        """A one-line description for mails ("infection 7x7, 4 blocks"), as a phrase."""
         return self.name
 
     # -- positions -------------------------------------------------------------------
@@ -231,8 +232,8 @@ class Rules(ABC, Generic[P, M]):
         """A few canonical moves that are legal now, for "e.g." lines in mails."""
 
     @abstractmethod
-    def notation(self) -> str:
-        """How to write a move in this game, in one or two sentences."""
+    def notation(self) -> Phrase:
+        """How to write a move in this game, in one or two sentences (one phrase)."""
 
     @abstractmethod
     def apply(self, pos: P, move: M) -> P:
@@ -263,11 +264,20 @@ class Rules(ABC, Generic[P, M]):
 
     # -- presentation and storage ----------------------------------------------------
     @abstractmethod
-    def render(self, pos: P, names: tuple[str, str] | None = None, finished: bool = False) -> str:
-        """A fixed-width board of at most 72 columns: coordinates on four sides, legend,
+    def render(
+        self,
+        pos: P,
+        names: tuple[str, str] | None = None,
+        finished: bool = False,
+        *,
+        say: Callable[[Phrase], str] = str,
+    ) -> str:
+        """A fixed-width board of at most 72 display columns: coordinates on four sides, legend,
         scores, the last move marked. `names` labels the sides in the legend; `finished`
         says the game ended off the board (a resignation, time, an agreement), so the
-        legend names no one to move."""
+        legend names no one to move. Every word of the legend is a `Phrase` passed through
+        `say` (English by default; the service passes a speaker's `say`); the grid stays
+        ASCII, and a legend too wide to stand beside it goes below it."""
 
     @abstractmethod
     def dump(self, pos: P) -> dict[str, Any]:
