@@ -15,7 +15,7 @@ The board, FEN and perft live in `engine.ataxx_board`.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from engine.ataxx_board import (
@@ -43,7 +43,8 @@ from engine.ataxx_board import (
     to_fen,
 )
 from engine.base import Effects, IllegalMove, InvalidMove, Option, Outcome, Rules, Termination
-from engine.grid import beside, render_grid
+from engine.grid import below, beside, fits_beside, ljust, render_grid, width
+from engine.phrases import Phrase, nphrase, phrase
 
 __all__ = [
     "LAYOUTS", "PASS", "SIZE", "SQUARE_NAMES", "Assimilation", "Ataxx", "Infection", "Move",
@@ -68,8 +69,10 @@ class Ataxx(Rules[Position, Move]):
         Option(
             "blocks",
             "",
-            "blocked squares: a layout (none, center, cross, square, diamond, quincunx) "
-            'or a list of squares such as "c3 e3 c5 e5"',
+            phrase(
+                "blocked squares: a layout (none, center, cross, square, diamond, quincunx) "
+                'or a list of squares such as "c3 e3 c5 e5"'
+            ),
             _blocks_option,
         ),
     )
@@ -80,20 +83,22 @@ class Ataxx(Rules[Position, Move]):
     quiet_limit: ClassVar[int | None] = 100
 
     # -- description ---------------------------------------------------------------------------
-    def describe(self) -> str:
+    def describe(self) -> Phrase:
         count = len(self.options["blocks"].split())
         if not count:
-            return f"{self.name} 7x7"
-        return f"{self.name} 7x7, {count} blocked square{'s' if count != 1 else ''}"
+            return phrase("{game} 7x7", game=self.name)
+        return nphrase("{game} 7x7, {n} blocked square", "{game} 7x7, {n} blocked squares", count, game=self.name)
 
-    def notation(self) -> str:
-        text = (
+    def notation(self) -> Phrase:
+        if self.can_pass:
+            return phrase(
+                "Clone by naming an empty square next to one of your pieces (c4); jump by naming one of "
+                "your pieces and an empty square exactly two away (a7-c5). When you have no move, write pass."
+            )
+        return phrase(
             "Clone by naming an empty square next to one of your pieces (c4); jump by naming one of "
             "your pieces and an empty square exactly two away (a7-c5)."
         )
-        if self.can_pass:
-            text += " When you have no move, write pass."
-        return text
 
     # -- positions -----------------------------------------------------------------------------
     def start(self) -> Position:
@@ -140,12 +145,19 @@ class Ataxx(Rules[Position, Move]):
     def examples(self, pos: Position) -> list[str]:
         return [str(m) for m in self._example_moves(pos)]
 
-    def _hint(self, pos: Position) -> str:
+    def _hint(self, pos: Position) -> Phrase | str:
         moves = self._example_moves(pos)
         if moves == [PASS]:
-            return "You have no move now: write pass."
-        shown = [f"{m} ({'clone' if m.is_clone else 'jump'})" for m in moves]
-        return f"Legal now, e.g. {' or '.join(shown)}." if shown else ""
+            return phrase("You have no move now: write pass.")
+        clone = next((str(m) for m in moves if m.is_clone), None)
+        jump = next((str(m) for m in moves if not m.is_clone), None)
+        if clone and jump:
+            return phrase("Legal now, e.g. {clone} (clone) or {jump} (jump).", clone=clone, jump=jump)
+        if clone:
+            return phrase("Legal now, e.g. {clone} (clone).", clone=clone)
+        if jump:
+            return phrase("Legal now, e.g. {jump} (jump).", jump=jump)
+        return ""
 
     def format(self, pos: Position, move: Move) -> str:
         return str(move)
@@ -154,7 +166,7 @@ class Ataxx(Rules[Position, Move]):
         said = text.strip() if len(text.strip()) <= 40 else text.strip()[:37] + "..."
         if self.outcome(pos).over:
             raise IllegalMove(
-                f'"{said}" cannot be played: the game is over.', code="move.game_over", params={"text": said}
+                phrase('"{text}" cannot be played: the game is over.', text=said), code="move.game_over"
             )
         clean = re.sub(r"^(?:clone|jump|move)\s+", "", said.lower()).rstrip(".!")
         if clean in ("pass", "0000"):
@@ -164,17 +176,22 @@ class Ataxx(Rules[Position, Move]):
         )
         if not found:
             raise InvalidMove(
-                f'"{said}" is not a move: write the square to clone to, like c4, or a jump from one '
-                "square to another, like a7-c5.",
+                phrase(
+                    '"{text}" is not a move: write the square to clone to, like c4, or a jump from one '
+                    "square to another, like a7-c5.",
+                    text=said,
+                ),
                 code="move.not_notation",
-                params={"text": said},
                 hint=self._hint(pos),
             )
         names = [f + r for f, r in (found.group(1, 2), found.group(3, 4)) if f]
         for name in names:
             if name not in _SQUARE_INDEX:
                 raise IllegalMove(
-                    f'"{said}": {name} is off the board; files run from a to g and ranks from 1 to 7.',
+                    phrase(
+                        '"{text}": {square} is off the board; files run from a to g and ranks from 1 to 7.',
+                        text=said, square=name,
+                    ),
                     code="move.off_board",
                     params={"text": said, "square": name, "size": SIZE},
                     hint=self._hint(pos),
@@ -187,16 +204,22 @@ class Ataxx(Rules[Position, Move]):
     def _parse_pass(self, pos: Position, said: str) -> Move:
         if not self.can_pass:
             raise IllegalMove(
-                f'"{said}": there is no passing in {self.name}; you must move while you can, '
-                "and the game ends when you cannot.",
+                phrase(
+                    '"{text}": there is no passing in {game}; you must move while you can, '
+                    "and the game ends when you cannot.",
+                    text=said, game=self.name,
+                ),
                 code="move.no_passing",
-                params={"text": said, "game": self.name},
                 hint=self._hint(pos),
             )
         count = len(self._moves(pos))
         if count:
             raise IllegalMove(
-                f'"{said}": you may pass only when you have no move, and you have {count}.',
+                nphrase(
+                    '"{text}": you may pass only when you have no move, and you have {n}.',
+                    '"{text}": you may pass only when you have no move, and you have {n}.',
+                    count, text=said,
+                ),
                 code="move.pass_with_moves",
                 params={"text": said, "moves": count},
                 hint=self._hint(pos),
@@ -208,12 +231,12 @@ class Ataxx(Rules[Position, Move]):
         params = {"text": said, "square": SQUARE_NAMES[dst]}
         if pos.gaps & bit:
             raise IllegalMove(
-                f'"{said}": {SQUARE_NAMES[dst]} is a blocked square.',
-                code="move.blocked", params=params, hint=self._hint(pos),
+                phrase('"{text}": {square} is a blocked square.', **params),
+                code="move.blocked", hint=self._hint(pos),
             )
         if (pos.x | pos.o) & bit:
             raise IllegalMove(
-                f'"{said}": {SQUARE_NAMES[dst]} is occupied.', code="move.occupied", params=params, hint=self._hint(pos)
+                phrase('"{text}": {square} is occupied.', **params), code="move.occupied", hint=self._hint(pos)
             )
 
     def _parse_clone(self, pos: Position, said: str, dst: int) -> Move:
@@ -221,10 +244,12 @@ class Ataxx(Rules[Position, Move]):
         me, _ = pos.sides()
         if not NEIGHBOURS[dst] & me:
             into = [Move(src, dst) for src in _squares(JUMPS[dst] & me)]
-            hint = f"A jump can reach it: {', '.join(map(str, into))}." if into else self._hint(pos)
+            hint = phrase("A jump can reach it: {jumps}.", jumps=[str(m) for m in into]) if into else self._hint(pos)
             raise IllegalMove(
-                f'"{said}": no piece of yours ({self.sides[pos.turn]}) is next to {SQUARE_NAMES[dst]}, '
-                "so you cannot clone there.",
+                phrase(
+                    '"{text}": no piece of yours ({mark}) is next to {square}, so you cannot clone there.',
+                    text=said, mark=self.sides[pos.turn], square=SQUARE_NAMES[dst],
+                ),
                 code="move.clone_too_far",
                 params={"text": said, "side": pos.turn, "square": SQUARE_NAMES[dst], "jumps": [str(m) for m in into]},
                 hint=hint,
@@ -237,27 +262,34 @@ class Ataxx(Rules[Position, Move]):
         side = self.sides[pos.turn]
         if src == dst:
             raise IllegalMove(
-                f'"{said}" names the same square twice.',
+                phrase('"{text}" names the same square twice.', text=said),
                 code="move.same_square", params={"text": said, "square": name}, hint=self._hint(pos),
             )
         if not me >> src & 1:
             if them >> src & 1:
                 code = "move.source_theirs"
-                problem = f"{name} holds an {self.sides[1 - pos.turn]} piece, not one of yours ({side})"
+                problem = phrase(
+                    '"{text}": {square} holds an {other} piece, not one of yours ({mark}).',
+                    text=said, square=name, other=self.sides[1 - pos.turn], mark=side,
+                )
             elif pos.gaps >> src & 1:
-                code, problem = "move.source_blocked", f"{name} is a blocked square"
+                code = "move.source_blocked"
+                problem = phrase('"{text}": {square} is a blocked square.', text=said, square=name)
             else:
-                code, problem = "move.source_empty", f"there is no piece on {name}"
+                code = "move.source_empty"
+                problem = phrase('"{text}": there is no piece on {square}.', text=said, square=name)
             raise IllegalMove(
-                f'"{said}": {problem}.',
-                code=code, params={"text": said, "square": name, "side": pos.turn}, hint=self._hint(pos),
+                problem, code=code, params={"text": said, "square": name, "side": pos.turn}, hint=self._hint(pos),
             )
         jumps = [Move(src, d) for d in _squares(JUMPS[src] & pos.empty)]
-        from_here = f"Jumps from {name} that work now: {', '.join(map(str, jumps))}." if jumps else ""
+        from_here = (
+            phrase("Jumps from {square} that work now: {jumps}.", square=name, jumps=[str(m) for m in jumps])
+            if jumps else ""
+        )
         distance = _distance(src, dst)
         if distance > 2:
             raise IllegalMove(
-                f'"{said}" is {distance} squares away; a jump goes exactly 2.',
+                phrase('"{text}" is {distance} squares away; a jump goes exactly 2.', text=said, distance=distance),
                 code="move.jump_too_far",
                 params={"text": said, "distance": distance, "jumps": [str(m) for m in jumps]},
                 hint=from_here or self._hint(pos),
@@ -270,19 +302,18 @@ class Ataxx(Rules[Position, Move]):
         fullmove = pos.fullmove + pos.turn
         if move.dst is None:
             if not self.can_pass:
-                raise IllegalMove(f"There is no passing in {self.name}.", code="move.no_passing", params={"game": self.name})
+                raise IllegalMove(phrase("There is no passing in {game}.", game=self.name), code="move.no_passing")
             after_me, after_them, halfmove = me, them, pos.halfmove + 1
         else:
             bit = 1 << move.dst
             if not pos.empty & bit:
                 raise IllegalMove(
-                    f"{SQUARE_NAMES[move.dst]} is not empty.",
-                    code="move.occupied", params={"square": SQUARE_NAMES[move.dst]},
+                    phrase("{square} is not empty.", square=SQUARE_NAMES[move.dst]), code="move.occupied"
                 )
             if move.src is not None and not me >> move.src & 1:
                 raise IllegalMove(
-                    f"There is no piece of yours on {SQUARE_NAMES[move.src]}.",
-                    code="move.source_empty", params={"square": SQUARE_NAMES[move.src]},
+                    phrase("There is no piece of yours on {square}.", square=SQUARE_NAMES[move.src]),
+                    code="move.source_empty",
                 )
             captured = NEIGHBOURS[move.dst] & them
             after_them = them ^ captured
@@ -337,7 +368,14 @@ class Ataxx(Rules[Position, Move]):
         return [("FEN", to_fen(self.start()))]
 
     # -- presentation and storage --------------------------------------------------------------
-    def render(self, pos: Position, names: tuple[str, str] | None = None, finished: bool = False) -> str:
+    def render(
+        self,
+        pos: Position,
+        names: tuple[str, str] | None = None,
+        finished: bool = False,
+        *,
+        say: Callable[[Phrase], str] = str,
+    ) -> str:
         last = pos.last
         marked = last.dst if last is not None else None
 
@@ -348,32 +386,45 @@ class Ataxx(Rules[Position, Move]):
             return char.upper() if sq == marked else char
 
         lines = render_grid(list(FILES), SIZE, cell, label_width=3)
-        legend = self._legend(pos, names)
+        legend = self._legend(pos, names, say)
+        if not fits_beside(lines, legend, 6):  # a translated legend too wide to stand beside
+            return "\n".join(below(lines, legend))
         return "\n".join(beside(lines, legend, 2 + min(3, SIZE - len(legend)), 6))
 
-    def _legend(self, pos: Position, names: tuple[str, str] | None) -> list[str]:
+    def _legend(self, pos: Position, names: tuple[str, str] | None, say: Callable[[Phrase], str] = str) -> list[str]:
         shown = [n.strip()[:16] for n in names] if names else ["", ""]
-        width = max(len(n) for n in shown)
+        widest = max(width(n) for n in shown)
         result = self.outcome(pos)
         lines = []
         for side in (0, 1):
             count = result.scores[side]
-            label = f"{shown[side]:<{width}}  " if width else ""
-            line = f"{self.sides[side]}  {label}{count} piece{'s' if count != 1 else ''}"
+            label = f"{ljust(shown[side], widest)}  " if widest else ""
             if result.credited[side]:
-                line += f" + {result.credited[side]} credited"
-            lines.append(line)
+                pieces = nphrase(
+                    "{n} piece + {credited} credited", "{n} pieces + {credited} credited", count,
+                    credited=result.credited[side],
+                )
+            else:
+                pieces = nphrase("{n} piece", "{n} pieces", count)
+            lines.append(f"{self.sides[side]}  {label}{say(pieces)}")
         last = pos.last
         if last is not None:
             mover = 1 - pos.turn
-            who = shown[mover] or self.sides[mover]
+            mark = self.sides[mover]
             if last.is_pass:
-                lines.append(f"   {who} ({self.sides[mover]}) passed" if names else f"   {who} passed")
+                said = (
+                    phrase("{name} ({mark}) passed", name=shown[mover] or mark, mark=mark)
+                    if names else phrase("{mark} passed", mark=mark)
+                )
+                lines.append(f"   {say(said)}")
             else:
-                owner = f"{who}'s last move" if names else "last move"
-                lines.append(f"{self.sides[mover].upper()}  {owner}: {last}")
+                said = (
+                    phrase("{name}'s last move: {move}", name=shown[mover] or mark, move=str(last))
+                    if names else phrase("last move: {move}", move=str(last))
+                )
+                lines.append(f"{mark.upper()}  {say(said)}")
         if pos.gaps:
-            lines.append("#  blocked")
+            lines.append(f"#  {say(phrase('blocked'))}")
         return lines
 
     def dump(self, pos: Position) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from engine import squares
 from engine.errors import BadOption, EngineError
+from engine.phrases import nphrase, phrase
 
 if TYPE_CHECKING:
     from engine.ataxx import Ataxx
@@ -102,7 +103,7 @@ def _move_from_text(text: str) -> Move:
         return Move(None, _SQUARE_INDEX[names[0]])
     if len(names) == 2:
         return Move(_SQUARE_INDEX[names[0]], _SQUARE_INDEX[names[1]])
-    raise EngineError(f"{text!r} is not an Ataxx move.", code="position.bad_move", params={"text": text})
+    raise EngineError(phrase("'{text}' is not an Ataxx move.", text=text), code="position.bad_move")
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,28 +152,28 @@ def _blocks_option(value: Any) -> str:
         if text in LAYOUTS:
             text = LAYOUTS[text]
         tokens = [t for t in re.split(r"[\s,;]+", text) if t]
-    layouts = ", ".join(name for name in LAYOUTS if name != "centre")
+    layouts = [name for name in LAYOUTS if name != "centre"]
     squares = set()
     for token in tokens:
         if token not in _SQUARE_INDEX:
             if len(tokens) == 1 and not re.fullmatch(r"[a-z]\d+", token):
                 raise BadOption(
-                    f"blocks={token} is neither a layout nor a list of squares. The layouts are: {layouts}; "
-                    'or list the squares, e.g. blocks="c3 e3 c5 e5".',
+                    phrase(
+                        "blocks={value} is neither a layout nor a list of squares. The layouts are: {layouts}; "
+                        'or list the squares, e.g. blocks="c3 e3 c5 e5".',
+                        value=token, layouts=layouts,
+                    ),
                     code="option.blocks.unknown_layout",
-                    params={"value": token, "layouts": layouts.split(", ")},
                 )
             raise BadOption(
-                f'blocks: "{token}" is not a square of the 7x7 board; squares run from a1 to g7.',
+                phrase('blocks: "{square}" is not a square of the 7x7 board; squares run from a1 to g7.', square=token),
                 code="option.blocks.off_board",
-                params={"square": token},
             )
         sq = _SQUARE_INDEX[token]
         if (_START_X | _START_O) >> sq & 1:
             raise BadOption(
-                f"blocks: {token} is a start square and must stay free (a1, a7, g1, g7).",
+                phrase("blocks: {square} is a start square and must stay free (a1, a7, g1, g7).", square=token),
                 code="option.blocks.start_square",
-                params={"square": token},
             )
         squares.add(sq)
     return " ".join(SQUARE_NAMES[sq] for sq in sorted(squares))
@@ -208,14 +209,17 @@ def from_fen(fen: str) -> Position:
     fields = fen.strip().lower().split()
     if not 1 <= len(fields) <= 4:
         raise BadOption(
-            f'"{fen}" is not an Ataxx FEN; the start is written x5o/7/7/7/7/7/o5x x 0 1.',
+            phrase('"{fen}" is not an Ataxx FEN; the start is written x5o/7/7/7/7/7/o5x x 0 1.', fen=fen),
             code="fen.fields",
-            params={"fen": fen},
         )
     rows = fields[0].split("/")
     if len(rows) != SIZE:
         raise BadOption(
-            f'"{fen}" has {len(rows)} ranks; an Ataxx FEN has 7, separated by "/".',
+            nphrase(
+                '"{fen}" has {n} rank; an Ataxx FEN has 7, separated by "/".',
+                '"{fen}" has {n} ranks; an Ataxx FEN has 7, separated by "/".',
+                len(rows), fen=fen,
+            ),
             code="fen.ranks",
             params={"fen": fen, "ranks": len(rows)},
         )
@@ -228,13 +232,17 @@ def from_fen(fen: str) -> Position:
                 file += int(char)
                 continue
             if char not in "xo-" or file >= SIZE:
-                problem = (
-                    f'"{char}" is not x, o, - or a digit from 1 to 7'
-                    if char not in "xo-"
-                    else "it is too long"
-                )
+                if char not in "xo-":
+                    problem = phrase(
+                        '"{fen}": rank {rank} ("{row}") is wrong: "{char}" is not x, o, - or a digit from 1 to 7.',
+                        fen=fen, rank=rank + 1, row=row, char=char,
+                    )
+                else:
+                    problem = phrase(
+                        '"{fen}": rank {rank} ("{row}") is wrong: it is too long.', fen=fen, rank=rank + 1, row=row
+                    )
                 raise BadOption(
-                    f'"{fen}": rank {rank + 1} ("{row}") is wrong: {problem}.',
+                    problem,
                     code="fen.bad_char" if char not in "xo-" else "fen.rank_too_long",
                     params={"fen": fen, "rank": rank + 1, "row": row, "char": char},
                 )
@@ -248,24 +256,29 @@ def from_fen(fen: str) -> Position:
             file += 1
         if file != SIZE:
             raise BadOption(
-                f'"{fen}": rank {rank + 1} ("{row}") covers {file} squares instead of 7.',
+                nphrase(
+                    '"{fen}": rank {rank} ("{row}") covers {n} square instead of 7.',
+                    '"{fen}": rank {rank} ("{row}") covers {n} squares instead of 7.',
+                    file, fen=fen, rank=rank + 1, row=row,
+                ),
                 code="fen.rank_short",
                 params={"fen": fen, "rank": rank + 1, "row": row, "squares": file},
             )
     side = fields[1] if len(fields) > 1 else "x"
     if side not in ("x", "o"):
         raise BadOption(
-            f'"{fen}": the side to move must be x or o, not "{side}".',
+            phrase('"{fen}": the side to move must be x or o, not "{side}".', fen=fen, side=side),
             code="fen.side",
-            params={"fen": fen, "side": side},
         )
     counters = fields[2:] + ["0", "1"][len(fields[2:]) :]
     if not all(c.isdigit() for c in counters) or int(counters[1]) < 1:
         raise BadOption(
-            f'"{fen}": the halfmove counter and the move number must be whole numbers, '
-            "the move number at least 1 (e.g. 0 1).",
+            phrase(
+                '"{fen}": the halfmove counter and the move number must be whole numbers, '
+                "the move number at least 1 (e.g. 0 1).",
+                fen=fen,
+            ),
             code="fen.counters",
-            params={"fen": fen},
         )
     return Position(x, o, gaps, "xo".index(side), int(counters[0]), int(counters[1]))
 

@@ -15,6 +15,7 @@ from enum import StrEnum
 from typing import Any, ClassVar, Generic, TypeVar
 
 from engine.errors import BadOption, EngineError, IllegalMove, InvalidMove, MoveError
+from engine.phrases import Phrase, phrase
 
 __all__ = [
     "BadOption", "Effects", "EngineError", "IllegalMove", "InvalidMove", "MoveError", "Option",
@@ -86,11 +87,12 @@ class Effects:
 
 @dataclass(frozen=True)
 class Option:
-    """One game option: its default, how a text value becomes a value, and a help line."""
+    """One game option: its default, how a text value becomes a value, and a help line (a
+    phrase, said in the reader's language)."""
 
     name: str
     default: Any
-    help: str
+    help: str | Phrase
     convert: Callable[[Any], Any] = field(repr=False, default=lambda v: v)
 
 
@@ -102,14 +104,26 @@ def int_option(name: str, lo: int, hi: int | None) -> Callable[[Any], int]:
             number = int(str(value).strip())
         except ValueError:
             raise BadOption(
-                f"{name}={value!s} is not a whole number; write e.g. {name}={lo}.",
+                phrase(
+                    "{option}={value} is not a whole number; write e.g. {option}={example}.",
+                    option=name, value=str(value), example=str(lo),
+                ),
                 code="option.not_a_number",
                 params={"option": name, "value": str(value), "example": lo},
             ) from None
         if number < lo or (hi is not None and number > hi):
-            span = f"from {lo} to {hi}" if hi is not None else f"at least {lo}"
+            if hi is not None:
+                said = phrase(
+                    "{option}={value} is out of range; {option} must be from {min} to {max}.",
+                    option=name, value=number, min=lo, max=hi,
+                )
+            else:
+                said = phrase(
+                    "{option}={value} is out of range; {option} must be at least {min}.",
+                    option=name, value=number, min=lo,
+                )
             raise BadOption(
-                f"{name}={number} is out of range; {name} must be {span}.",
+                said,
                 code="option.out_of_range",
                 params={"option": name, "value": number, "min": lo, "max": hi},
             )
@@ -148,9 +162,18 @@ class Rules(ABC, Generic[P, M]):
         known = {o.name: o for o in self.option_specs}
         unknown = sorted(set(given) - set(known))
         if unknown:
-            allowed = ", ".join(known) or "none"
+            if known:
+                said = phrase(
+                    "{title} has no option '{option}'; its options are: {options}.",
+                    title=self.title, option=unknown[0], options=list(known),
+                )
+            else:
+                said = phrase(
+                    "{title} has no option '{option}'; its options are: none.",
+                    title=self.title, option=unknown[0],
+                )
             raise BadOption(
-                f"{self.title} has no option {unknown[0]!r}; its options are: {allowed}.",
+                said,
                 code="option.unknown",
                 params={"game": self.name, "option": unknown[0], "known": list(known)},
             )
@@ -161,8 +184,8 @@ class Rules(ABC, Generic[P, M]):
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.options!r})"
 
-    def describe(self) -> str:
-        """A one-line description for mails ("infection 7x7, 4 blocks")."""
+    def describe(self) -> str | Phrase:
+        """A one-line description for mails ("infection 7x7, 4 blocks"), as a phrase."""
         return self.name
 
     # -- positions -------------------------------------------------------------------
@@ -201,7 +224,7 @@ class Rules(ABC, Generic[P, M]):
         where moves are not a finite list. The engine owns no randomness; callers do."""
         moves = self.legal_moves(pos)
         if not moves:
-            raise IllegalMove("There is no legal move in this position.", code="move.none_legal")
+            raise IllegalMove(phrase("There is no legal move in this position."), code="move.none_legal")
         return pick(moves)
 
     @abstractmethod
@@ -209,8 +232,8 @@ class Rules(ABC, Generic[P, M]):
         """A few canonical moves that are legal now, for "e.g." lines in mails."""
 
     @abstractmethod
-    def notation(self) -> str:
-        """How to write a move in this game, in one or two sentences."""
+    def notation(self) -> Phrase:
+        """How to write a move in this game, in one or two sentences (one phrase)."""
 
     @abstractmethod
     def apply(self, pos: P, move: M) -> P:
@@ -241,11 +264,20 @@ class Rules(ABC, Generic[P, M]):
 
     # -- presentation and storage ----------------------------------------------------
     @abstractmethod
-    def render(self, pos: P, names: tuple[str, str] | None = None, finished: bool = False) -> str:
-        """A fixed-width board of at most 72 columns: coordinates on four sides, legend,
+    def render(
+        self,
+        pos: P,
+        names: tuple[str, str] | None = None,
+        finished: bool = False,
+        *,
+        say: Callable[[Phrase], str] = str,
+    ) -> str:
+        """A fixed-width board of at most 72 display columns: coordinates on four sides, legend,
         scores, the last move marked. `names` labels the sides in the legend; `finished`
         says the game ended off the board (a resignation, time, an agreement), so the
-        legend names no one to move."""
+        legend names no one to move. Every word of the legend is a `Phrase` passed through
+        `say` (English by default; the service passes a speaker's `say`); the grid stays
+        ASCII, and a legend too wide to stand beside it goes below it."""
 
     @abstractmethod
     def dump(self, pos: P) -> dict[str, Any]:

@@ -18,7 +18,7 @@ The board mechanics live in `engine.go_board`; SGF records are the records layer
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from engine import squares
@@ -44,10 +44,12 @@ from engine.go_board import (
     place,
     verdict,
 )
-from engine.grid import beside, render_grid
+from engine.grid import below, beside, fits_beside, ljust, render_grid, width
+from engine.phrases import Phrase, nphrase, phrase
 
 _STONE_CHARS = {EMPTY: ".", BLACK: "X", WHITE: "O"}
-_SIDE_NAMES = ("Black", "White")
+_SIDE_NAMES = ("Black", "White")  # the engine's own English (tests, records); legends use phrases
+REACHED_FORMS = 4  # the ways the legend says a count past its target (`CaptureGo._captures`)
 _POINT_RE = re.compile(r"^([a-z])[\s\-]*(\d{1,3})$")
 
 
@@ -61,8 +63,8 @@ class CaptureGo(Rules[GoPosition, Move]):
     sides = ("black", "white")
     score_unit = "captures"
     option_specs = (
-        Option("size", 9, "board size, 5 to 19", int_option("size", MIN_SIZE, MAX_SIZE)),
-        Option("target", 1, "captured stones that win, at least 1", int_option("target", 1, None)),
+        Option("size", 9, phrase("board size, 5 to 19"), int_option("size", MIN_SIZE, MAX_SIZE)),
+        Option("target", 1, phrase("captured stones that win, at least 1"), int_option("target", 1, None)),
     )
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
@@ -72,9 +74,11 @@ class CaptureGo(Rules[GoPosition, Move]):
         self._geo = _geometry(self.size)
         self._order: list[Move] | None = None
 
-    def describe(self) -> str:
-        unit = "capture" if self.target == 1 else "captures"
-        return f"capture go {self.size}x{self.size}, first to {self.target} {unit}"
+    def describe(self) -> Phrase:
+        return nphrase(
+            "capture go {size}x{size}, first to {n} capture", "capture go {size}x{size}, first to {n} captures",
+            self.target, size=self.size,
+        )
 
     # -- positions -------------------------------------------------------------------
     def start(self) -> GoPosition:
@@ -95,15 +99,15 @@ class CaptureGo(Rules[GoPosition, Move]):
         """
         if turn not in (0, 1) or min(captures) < 0:
             raise EngineError(
-                "A position needs turn 0 (Black) or 1 (White) and captures of at least 0.",
+                phrase("A position needs turn 0 (Black) or 1 (White) and captures of at least 0."),
                 code="setup.turn_or_captures", params={"turn": turn, "captures": list(captures)},
             )
         rows = diagram.strip().splitlines() if isinstance(diagram, str) else list(diagram)
         rows = [row.replace(" ", "") for row in rows if row.strip()]
         if len(rows) != self.size or any(len(row) != self.size for row in rows):
             raise EngineError(
-                f"A {self.size}x{self.size} diagram needs {self.size} rows of {self.size} points.",
-                code="setup.shape", params={"size": self.size},
+                phrase("A {size}x{size} diagram needs {size} rows of {size} points.", size=self.size),
+                code="setup.shape",
             )
         geo = self._geo
         board = bytearray(geo.empty)
@@ -114,7 +118,7 @@ class CaptureGo(Rules[GoPosition, Move]):
         stones = bytes(board)
         labels, libs, members = _chains(geo, stones)
         if any(members[root] and not libs[root] for root in range(geo.length)):
-            raise EngineError("A chain in this diagram has no liberty.", code="setup.no_liberty")
+            raise EngineError(phrase("A chain in this diagram has no liberty."), code="setup.no_liberty")
         stones_hash = board_hash(self._geo, stones)
         hashes = [0] if stones_hash == 0 else [0, stones_hash]
         return _make(
@@ -158,34 +162,32 @@ class CaptureGo(Rules[GoPosition, Move]):
         if word in ("resign", "resigns", "i resign"):
             # IllegalMove, not InvalidMove: a reader must answer it, or the player thinks they resigned.
             raise IllegalMove(
-                f'"{raw}" is not a move.',
+                phrase('"{text}" is not a move.', text=raw),
                 code="move.resign_is_a_command",
-                params={"text": raw},
-                hint="To resign, write the command resign on a line of its own.",
+                hint=phrase("To resign, write the command resign on a line of its own."),
             )
         match = _POINT_RE.match(word)
         if not match:
             shown = raw if len(raw) <= 30 else raw[:27] + "..."
             raise InvalidMove(
-                f'"{shown}" is not a Go move; a move is a point such as d4, or pass.',
+                phrase('"{text}" is not a Go move; a move is a point such as d4, or pass.', text=shown),
                 code="move.not_notation",
-                params={"text": shown},
-                hint=f"Write the column letter then the row number. {self._hint_examples(pos)}",
+                hint=self._hint_examples(pos, how=True),
             )
         letter, number = match.group(1), int(match.group(2))
         columns = squares.columns_text(self.size, skip_i=True)
         if letter == "i":
             raise IllegalMove(
-                f'"{raw}": there is no column i in Go coordinates; the columns are {columns}.',
+                phrase('"{text}": there is no column i in Go coordinates; the columns are {columns}.',
+                       text=raw, columns=columns),
                 code="move.no_column_i",
-                params={"text": raw, "columns": columns},
                 hint=self._hint_examples(pos),
             )
         point = squares.point(f"{letter}{number}", self.size, skip_i=True)
         if point is None:
             raise IllegalMove(
-                f'"{raw}" is off this {self.size}x{self.size} board; the columns are '
-                f"{columns} and the rows 1-{self.size}.",
+                phrase('"{text}" is off this {size}x{size} board; the columns are {columns} and the rows 1-{size}.',
+                       text=raw, size=self.size, columns=columns),
                 code="move.off_board",
                 params={"text": raw, "size": self.size, "columns": columns},
                 hint=self._hint_examples(pos),
@@ -210,34 +212,42 @@ class CaptureGo(Rules[GoPosition, Move]):
         hint = self._hint_examples(pos)
         if found == _OCCUPIED:
             whose = "black" if pos._board[self._geo.index_of[move]] == BLACK else "white"
-            return IllegalMove(
-                f'"{name}" is occupied by a {whose} stone.',
-                code="move.occupied", params={"point": name, "stone": whose}, hint=hint,
+            said = (
+                phrase('"{point}" is occupied by a black stone.', point=name) if whose == "black"
+                else phrase('"{point}" is occupied by a white stone.', point=name)
             )
+            return IllegalMove(said, code="move.occupied", params={"point": name, "stone": whose}, hint=hint)
         if found == _SUICIDE:
             return IllegalMove(
-                f'"{name}" would leave your stones without liberties (suicide is not allowed).',
-                code="move.suicide", params={"point": name}, hint=hint,
+                phrase('"{point}" would leave your stones without liberties (suicide is not allowed).', point=name),
+                code="move.suicide", hint=hint,
             )
         return IllegalMove(
-            f'"{name}" would repeat an earlier board position (superko).',
-            code="move.superko", params={"point": name}, hint=hint,
+            phrase('"{point}" would repeat an earlier board position (superko).', point=name),
+            code="move.superko", hint=hint,
         )
 
     def _game_over(self, outcome: Outcome) -> IllegalMove:
-        reason = _ending_text(outcome)
         return IllegalMove(
-            f"The game is over ({reason}); no more moves can be played.",
+            _ending_text(outcome),
             code="move.game_over",
             params={"termination": str(outcome.termination), "details": dict(outcome.details)},
         )
 
-    def _hint_examples(self, pos: GoPosition | None = None) -> str:
+    def _hint_examples(self, pos: GoPosition | None = None, how: bool = False) -> Phrase:
+        """The points one may play now; `how` puts how to write a point first."""
         shown = self.examples(pos) if pos is not None else ["c3", "d4"]
         points = [text for text in shown if text != "pass"]
+        if how:
+            if not points:
+                return phrase("Write the column letter then the row number. No point is legal now; write pass.")
+            return phrase(
+                "Write the column letter then the row number. Points you can play now: e.g. {points} (or pass).",
+                points=points,
+            )
         if not points:
-            return "No point is legal now; write pass."
-        return f"Points you can play now: e.g. {', '.join(points)} (or pass)."
+            return phrase("No point is legal now; write pass.")
+        return phrase("Points you can play now: e.g. {points} (or pass).", points=points)
 
     def format(self, pos: GoPosition, move: Move) -> str:
         return self.point_name(move)
@@ -288,10 +298,11 @@ class CaptureGo(Rules[GoPosition, Move]):
             self._order = first + rest
         return self._order
 
-    def notation(self) -> str:
-        return (
-            f"Name a point by its column letter and row number, e.g. d4 (the columns are "
-            f"{squares.columns_text(self.size, skip_i=True)}: Go has no column i), or write pass."
+    def notation(self) -> Phrase:
+        return phrase(
+            "Name a point by its column letter and row number, e.g. d4 (the columns are "
+            "{columns}: Go has no column i), or write pass.",
+            columns=squares.columns_text(self.size, skip_i=True),
         )
 
     def apply(self, pos: GoPosition, move: Move) -> GoPosition:
@@ -306,7 +317,7 @@ class CaptureGo(Rules[GoPosition, Move]):
         p = geo.index_of.get(move)
         if p is None:
             raise IllegalMove(
-                f"{move} is off this {self.size}x{self.size} board.",
+                phrase("{point} is off this {size}x{size} board.", point=str(move), size=self.size),
                 code="move.off_board", params={"point": list(move), "size": self.size},
                 hint=self._hint_examples(pos),
             )
@@ -381,7 +392,14 @@ class CaptureGo(Rules[GoPosition, Move]):
         lines = sorted({edge, n // 2, n - 1 - edge})
         return {Move(c, r) for c in lines for r in lines}
 
-    def render(self, pos: GoPosition, names: tuple[str, str] | None = None, finished: bool = False) -> str:
+    def render(
+        self,
+        pos: GoPosition,
+        names: tuple[str, str] | None = None,
+        finished: bool = False,
+        *,
+        say: Callable[[Phrase], str] = str,
+    ) -> str:
         n, geo, board = self.size, self._geo, pos._board
         stars = self.star_points()
         last = pos.last if pos.last is not None and not pos.last.is_pass else None
@@ -397,34 +415,63 @@ class CaptureGo(Rules[GoPosition, Move]):
             return "(" if col == last.col else ")" if col == last.col + 1 else " "
 
         rows = render_grid(squares.columns(n, skip_i=True), n, cell, label_width=2, between=between)
-        legend = self._legend(pos, names, finished)
-        width = max(len(r) for r in rows)
-        if width + 3 + max(len(line) for line in legend) <= 72:
-            return "\n".join(line.rstrip() for line in beside(rows, legend, 2, 3))
-        return "\n".join([*(line.rstrip() for line in rows), "", *("  " + text for text in legend)])
+        # Where the legend goes is decided with the plain count ("captures: 8 of 3"); then a
+        # count past its target reads as reached, in the longest words that keep the line in.
+        if not fits_beside(rows, self._legend(pos, names, finished, say), 3):
+            return "\n".join(below(rows, self._legend(pos, names, finished, say, 0)))
+        for reached in range(REACHED_FORMS):
+            legend = self._legend(pos, names, finished, say, reached)
+            if fits_beside(rows, legend, 3):
+                break
+        else:
+            legend = self._legend(pos, names, finished, say)
+        return "\n".join(line.rstrip() for line in beside(rows, legend, 2, 3))
 
-    def _legend(self, pos: GoPosition, names: tuple[str, str] | None, finished: bool = False) -> list[str]:
+    def _captures(self, count: int, reached: int | None) -> Phrase:
+        """A side's captures in the legend: "captures: 2 of 5", or past the target in the
+        `reached`-th of its forms, longest first (a mail shows the longest that fits)."""
+        n, target = count, self.target
+        if reached is None or n < target:
+            return phrase("captures: {n} of {target}", n=n, target=target)
+        forms = (
+            lambda: phrase("captures: {n} (target {target} reached)", n=n, target=target),
+            lambda: phrase("captures: {n}, target {target}", n=n, target=target),
+            lambda: phrase("captures: {n} (won)", n=n),
+            lambda: phrase("captures: {n}", n=n),
+        )
+        return forms[reached]()
+
+    def _legend(
+        self,
+        pos: GoPosition,
+        names: tuple[str, str] | None,
+        finished: bool = False,
+        say: Callable[[Phrase], str] = str,
+        reached: int | None = None,
+    ) -> list[str]:
         labels = []
         for side in (0, 1):
-            who = _SIDE_NAMES[side]
             if names is not None:
                 name = names[side] if len(names[side]) <= 24 else names[side][:21] + "..."
-                who = f"{who} ({name})"
-            labels.append(who)
-        pad = max(len(label) for label in labels)
+                who = phrase("Black ({name})", name=name) if side == 0 else phrase("White ({name})", name=name)
+            else:
+                who = phrase("Black") if side == 0 else phrase("White")
+            labels.append(say(who))
+        pad = max(width(label) for label in labels)
         lines = []
         for side, mark in ((0, "X"), (1, "O")):
             count = pos.captures[side]
-            lines.append(f"{mark}  {labels[side].ljust(pad)}  captures: {count} of {self.target}")
+            lines.append(f"{mark}  {ljust(labels[side], pad)}  {say(self._captures(count, reached))}")
         if pos.last is None:
-            lines.append("   no move yet")
+            lines.append(f"   {say(phrase('no move yet'))}")
         elif pos.last.is_pass:
-            lines.append(f"   last move: {_SIDE_NAMES[1 - pos.turn]} passed")
+            passed = phrase("last move: Black passed") if pos.turn == 1 else phrase("last move: White passed")
+            lines.append(f"   {say(passed)}")
         else:
             mark = _STONE_CHARS[pos._board[self._geo.index_of[pos.last]]]
-            lines.append(f"({mark}) last move: {self.point_name(pos.last)}")
+            lines.append(f"({mark}) {say(phrase('last move: {move}', move=self.point_name(pos.last)))}")
         if not finished and not self.outcome(pos).over:
-            lines.append(f"   {_SIDE_NAMES[pos.turn]} to play")
+            lines.append(f"   {say(phrase('Black to play') if pos.turn == 0 else phrase('White to play'))}")
         return lines
 
     def dump(self, pos: GoPosition) -> dict[str, Any]:
@@ -443,7 +490,8 @@ class CaptureGo(Rules[GoPosition, Move]):
         try:
             if int(data["size"]) != self.size:
                 raise EngineError(
-                    f"This position is {data['size']}x{data['size']}, not {self.size}x{self.size}.",
+                    phrase("This position is {size}x{size}, not {expected}x{expected}.",
+                           size=data["size"], expected=self.size),
                     code="position.size", params={"size": data["size"], "expected": self.size},
                 )
             rows = [str(row) for row in data["board"]]
@@ -455,12 +503,12 @@ class CaptureGo(Rules[GoPosition, Move]):
             captures = (int(data["captures"][0]), int(data["captures"][1]))
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise EngineError(
-                f"This stored Capture Go position is damaged ({exc}).",
-                code="position.damaged", params={"problem": str(exc)},
+                phrase("This stored Capture Go position is damaged ({problem}).", problem=str(exc)),
+                code="position.damaged",
             ) from None
         if not hashes or hashes[-1] != base._hash:
             raise EngineError(
-                "This stored Capture Go position does not match its board history.", code="position.history"
+                phrase("This stored Capture Go position does not match its board history."), code="position.history"
             )
         return _make(
             self.size, base._board, turn, ply, captures, passes, last, base._hash,
@@ -468,17 +516,37 @@ class CaptureGo(Rules[GoPosition, Move]):
         )
 
 
-def _ending_text(outcome: Outcome) -> str:
-    """The English sentence of an ending, for the engine's own error messages."""
+def _ending_text(outcome: Outcome) -> Phrase:
+    """The sentence that refuses a move once the game is over, one whole sentence per ending."""
     details = outcome.details
     if outcome.termination is Termination.TARGET_CAPTURES:
         count = details["captures"]
-        return f"{_SIDE_NAMES[details['side']]} reached {count} {'capture' if count == 1 else 'captures'}"
+        if details["side"] == 0:
+            return nphrase(
+                "The game is over (Black reached {n} capture); no more moves can be played.",
+                "The game is over (Black reached {n} captures); no more moves can be played.", count,
+            )
+        return nphrase(
+            "The game is over (White reached {n} capture); no more moves can be played.",
+            "The game is over (White reached {n} captures); no more moves can be played.", count,
+        )
     black, white = details["captures"]
     if outcome.winner is None:
-        return f"both players passed with {black} captures each"
+        return nphrase(
+            "The game is over (both players passed with {n} captures each); no more moves can be played.",
+            "The game is over (both players passed with {n} captures each); no more moves can be played.",
+            black,
+        )
     high, low = max(black, white), min(black, white)
-    return f"both players passed; {_SIDE_NAMES[outcome.winner]} has more captures ({high} to {low})"
+    if outcome.winner == 0:
+        return phrase(
+            "The game is over (both players passed; Black has more captures ({high} to {low})); "
+            "no more moves can be played.", high=high, low=low,
+        )
+    return phrase(
+        "The game is over (both players passed; White has more captures ({high} to {low})); "
+        "no more moves can be played.", high=high, low=low,
+    )
 
 
 def replay(rules: CaptureGo, moves: Iterable[Move | str]) -> GoPosition:

@@ -15,7 +15,6 @@ break this; then `sample` and `examples` refuse it explicitly instead of inventi
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from operator import itemgetter
 from typing import Any, ClassVar
@@ -23,7 +22,7 @@ from typing import Any, ClassVar
 from engine import squares
 from engine.base import Effects, Option, Outcome, Rules, Termination, int_option
 from engine.errors import EngineError, IllegalMove, MoveError
-from engine.grid import render_grid
+from engine.grid import render_grid, wrap
 from engine.myriades_checks import TurnChecks
 from engine.myriades_notation import (
     BLACK,
@@ -32,7 +31,6 @@ from engine.myriades_notation import (
     LETTERS,
     NEUTRAL,
     ROW_BUDGET,
-    SIDE_NAMES,
     WHITE,
     WIDTH,
     Cell,
@@ -43,12 +41,13 @@ from engine.myriades_notation import (
     _queen_targets,
     _read,
     _square_index,
-    _stones,
     _triggers,
     free_values,
     square_name,
+    stones,
     supply_text,
 )
+from engine.phrases import Phrase, phrase
 
 __all__ = ["NEUTRAL", "Infinito", "Move", "Myriades", "Position", "square_name"]
 
@@ -69,8 +68,8 @@ class Myriades(TurnChecks, Rules[Position, Move]):
     def size(self) -> int:
         return 10
 
-    def describe(self) -> str:
-        return f"{self.name} {self.size}x{self.size}"
+    def describe(self) -> Phrase:
+        return phrase("{game} {size}x{size}", game=self.name, size=self.size)
 
     # -- positions ---------------------------------------------------------------------
     def start(self) -> Position:
@@ -94,7 +93,7 @@ class Myriades(TurnChecks, Rules[Position, Move]):
         """The lowest free values (all of them in Myriades when `count` is None)."""
         return free_values(taken, self.max_value, count)
 
-    def supply_text(self, pos: Position, side: int) -> str:
+    def supply_text(self, pos: Position, side: int) -> Phrase | str:
         """The supply in ranges, "0-2, 4, 6-49", or by its exceptions when they are fewer:
         "0-49 except 3, 7", "every value except 3, 7"; Infinito's open end is "from 12 up"."""
         return supply_text(self.on_board(pos, side), self.max_value)
@@ -120,8 +119,8 @@ class Myriades(TurnChecks, Rules[Position, Move]):
         parts.append(f"{move.value}@{square_name(move.square, n)}")
         return " ".join(parts)
 
-    def notation(self) -> str:
-        return (
+    def notation(self) -> Phrase:
+        return phrase(
             "An optional queen move of one of your stones, the stones it makes you neutralise, then "
             "the placement of a value from your supply: c3-e5 xj10 xj9 17@d4, or just 17@d4."
         )
@@ -149,9 +148,12 @@ class Myriades(TurnChecks, Rules[Position, Move]):
             triggers = _triggers(cells, n, origin, moved)
         elif names:
             raise IllegalMove(
-                f'"x{square_name(names[0], n)}": only a move next to lower enemy stones makes you '
-                "neutralise; this turn has no move.",
-                code="move.neutralise_without_move", params={"square": square_name(names[0], n)},
+                phrase(
+                    '"x{square}": only a move next to lower enemy stones makes you '
+                    "neutralise; this turn has no move.",
+                    square=square_name(names[0], n),
+                ),
+                code="move.neutralise_without_move",
             )
         others = sum(1 for c in cells if c is not None and c[0] == side) - (1 if moved is not None else 0)
         seen: set[int] = set()
@@ -196,7 +198,8 @@ class Myriades(TurnChecks, Rules[Position, Move]):
         free = self._free(taken, None if self.max_value is not None else INFINITO_SAMPLE)
         if not free:
             raise IllegalMove(
-                f"{SIDE_NAMES[pos.turn]} has no stone left in the supply to place.",
+                phrase("White has no stone left in the supply to place.") if pos.turn == WHITE
+                else phrase("Black has no stone left in the supply to place."),
                 code="move.supply_empty", params={"side": pos.turn},
             )
         return pick(free), pick([i for i, c in enumerate(cells) if c is None])
@@ -236,9 +239,11 @@ class Myriades(TurnChecks, Rules[Position, Move]):
             result.append(self.format(pos, Move(value, square, chosen, frozenset(candidates[:required]))))
         return result
 
-    def _hint(self, pos: Position) -> str:
+    def _hint(self, pos: Position) -> Phrase | str:
         examples = self.examples(pos)
-        return f"For example: {' or '.join(examples)}." if examples else ""
+        if len(examples) > 1:
+            return phrase("For example: {first} or {second}.", first=examples[0], second=examples[1])
+        return phrase("For example: {first}.", first=examples[0]) if examples else ""
 
     # -- results -----------------------------------------------------------------------
     def outcome(self, pos: Position) -> Outcome:
@@ -265,7 +270,14 @@ class Myriades(TurnChecks, Rules[Position, Move]):
             return set()
         return {last.square, *(last.step or ()), *last.neutralised}
 
-    def render(self, pos: Position, names: tuple[str, str] | None = None, finished: bool = False) -> str:
+    def render(
+        self,
+        pos: Position,
+        names: tuple[str, str] | None = None,
+        finished: bool = False,
+        *,
+        say: Callable[[Phrase], str] = str,
+    ) -> str:
         n = pos.size
         marked = self.marked(pos)
         stones = [c for c in pos.cells if c is not None and c != NEUTRAL]
@@ -296,39 +308,71 @@ class Myriades(TurnChecks, Rules[Position, Move]):
 
         lines = render_grid(squares.columns(n), n, cell, label_width=3, cell_width=w, between=between)
         lines.append("")
-        lines += self._legend(pos, names, neutral, compact, finished)
+        lines += self._legend(pos, names, neutral, compact, finished, say)
         return "\n".join(lines)
 
     def _legend(
-        self, pos: Position, names: tuple[str, str] | None, neutral: str, compact: bool, finished: bool
+        self,
+        pos: Position,
+        names: tuple[str, str] | None,
+        neutral: str,
+        compact: bool,
+        finished: bool,
+        say: Callable[[Phrase], str] = str,
     ) -> list[str]:
+        """The legend below the board, every line within `WIDTH` display columns."""
         outcome = self.outcome(pos)
-        wrap = textwrap.TextWrapper(WIDTH, initial_indent="  ", subsequent_indent="      ")
+
+        def wrapped(text: str) -> list[str]:
+            return wrap(text, WIDTH, "  ", "      ")
+
         lines = []
         for side in (WHITE, BLACK):
-            who = SIDE_NAMES[side] + (f" ({names[side][:24]})" if names else "")
             count = sum(1 for c in pos.cells if c is not None and c[0] == side)
-            lines += wrap.wrap(
-                f"{LETTERS[side]:<3} {who}: sum {outcome.scores[side]}, {_stones(count)} on the board"
-            )
+            facts = {"sum": outcome.scores[side], "stones": stones(count)}
+            if names:
+                name = names[side][:24]
+                who = (
+                    phrase("White ({name}): sum {sum}, {stones} on the board", name=name, **facts) if side == WHITE
+                    else phrase("Black ({name}): sum {sum}, {stones} on the board", name=name, **facts)
+                )
+            else:
+                who = (
+                    phrase("White: sum {sum}, {stones} on the board", **facts) if side == WHITE
+                    else phrase("Black: sum {sum}, {stones} on the board", **facts)
+                )
+            lines += wrapped(f"{LETTERS[side]:<3} {say(who)}")
         neutrals = sum(1 for c in pos.cells if c == NEUTRAL)
-        lines.append(f"  {neutral:<3} neutral: {_stones(neutrals)}")
+        lines.append(f"  {neutral:<3} {say(phrase('neutral: {stones}', stones=stones(neutrals)))}")
         if pos.last is not None:
-            mover = SIDE_NAMES[1 - pos.turn]
-            lines.append(f"  [ ] {mover}'s last turn: {self.format(pos, pos.last)}")
+            turn = self.format(pos, pos.last)
+            last = (
+                phrase("White's last turn: {turn}", turn=turn) if pos.turn == BLACK
+                else phrase("Black's last turn: {turn}", turn=turn)
+            )
+            lines.append(f"  [ ] {say(last)}")
         if pos.full:
-            lines.append("  The board is full.")
+            lines.append(f"  {say(phrase('The board is full.'))}")
         elif not finished:
-            total = pos.size * pos.size
-            lines.append(f"  {SIDE_NAMES[pos.turn]} to move, turn {pos.ply + 1} of {total}.")
+            facts = {"turn": pos.ply + 1, "total": pos.size * pos.size}
+            on_move = (
+                phrase("White to move, turn {turn} of {total}.", **facts) if pos.turn == WHITE
+                else phrase("Black to move, turn {turn} of {total}.", **facts)
+            )
+            lines += wrapped(say(on_move))
         for side in (WHITE, BLACK):
-            lines += wrap.wrap(f"{SIDE_NAMES[side]}'s supply: {self.supply_text(pos, side)}")
+            supply = self.supply_text(pos, side)
+            said = (
+                phrase("White's supply: {supply}", supply=supply) if side == WHITE
+                else phrase("Black's supply: {supply}", supply=supply)
+            )
+            lines += wrapped(say(said))
         if compact:
-            lines.append("  Stones by value (value@square):")
+            lines += wrapped(say(phrase("Stones by value (value@square):")))
             for side in (WHITE, BLACK):
                 board = sorted(self.on_board(pos, side).items())
-                listed = " ".join(f"{v}@{square_name(i, pos.size)}" for v, i in board) or "none"
-                lines += wrap.wrap(f"{LETTERS[side]}: {listed}")
+                listed = " ".join(f"{v}@{square_name(i, pos.size)}" for v, i in board) or say(phrase("none"))
+                lines += wrapped(f"{LETTERS[side]}: {listed}")
         return lines
 
     def dump(self, pos: Position) -> dict[str, Any]:
@@ -350,7 +394,7 @@ class Myriades(TurnChecks, Rules[Position, Move]):
         n = int(data["size"])
         if n != self.size:
             raise EngineError(
-                f"a {n}x{n} position does not fit {self.describe()}",
+                phrase("A {size}x{size} position does not fit {game}.", size=n, game=self.describe()),
                 code="position.size", params={"size": n, "expected": self.size},
             )
         cells: list[Cell] = [None] * (n * n)
@@ -373,7 +417,7 @@ class Infinito(Myriades):
     name = "infinito"
     title = "Infinito"
     max_value = None
-    option_specs = (Option("size", 10, "board size, from 10 to 26", int_option("size", 10, 26)),)
+    option_specs = (Option("size", 10, phrase("board size, from 10 to 26"), int_option("size", 10, 26)),)
 
     @property
     def size(self) -> int:

@@ -16,6 +16,7 @@ from functools import cache
 
 from engine import squares
 from engine.errors import IllegalMove, InvalidMove
+from engine.phrases import Phrase, nphrase, phrase
 
 WHITE, BLACK = 0, 1
 #: a cell is None (empty), (side, value) for a stone, or NEUTRAL
@@ -27,7 +28,7 @@ LETTERS = ("W", "b")  # different shapes, not only different case, in any fixed-
 WIDTH = 72
 ROW_BUDGET = WIDTH - 10  # a row is "rrr |" + cells + "| rr": the cells get the rest
 INFINITO_SAMPLE = 6  # `sample` in Infinito draws from this many lowest free values
-GAME_OVER = "The game is over: the board is full."
+GAME_OVER = phrase("The game is over: the board is full.")
 
 
 @dataclass(frozen=True)
@@ -120,7 +121,8 @@ def _square_index(text: str, size: int) -> int:
     if found is None:
         last = square_name(size * size - 1, size)
         raise IllegalMove(
-            f'"{text}" is not on the {size}x{size} board; squares run from a1 to {last}.',
+            phrase('"{square}" is not on the {size}x{size} board; squares run from a1 to {last}.',
+                   square=text, size=size, last=last),
             code="move.off_board", params={"square": text, "size": size},
         )
     return found[1] * size + found[0]
@@ -175,8 +177,8 @@ def _normalise(text: str) -> str:
 def _value(digits: str) -> int:
     if len(digits.lstrip("0")) > MAX_DIGITS:
         raise IllegalMove(
-            f'"{digits}" is too big: a stone value has at most {MAX_DIGITS} digits.',
-            code="move.value_too_long", params={"value": digits, "digits": MAX_DIGITS},
+            phrase('"{value}" is too big: a stone value has at most {digits} digits.', value=digits, digits=MAX_DIGITS),
+            code="move.value_too_long",
         )
     return int(digits)
 
@@ -190,8 +192,8 @@ def _read(text: str, size: int) -> _Draft:
     for token, found in tokens:  # first the form alone: a word of no notation makes it no turn at all
         if found is None:
             raise InvalidMove(
-                f'I cannot read "{token}" in "{text.strip()}".',
-                code="move.not_notation", params={"token": token, "text": text.strip()},
+                phrase('I cannot read "{token}" in "{text}".', token=token, text=text.strip()),
+                code="move.not_notation",
             )
     for token, found in tokens:
         assert found is not None
@@ -201,8 +203,8 @@ def _read(text: str, size: int) -> _Draft:
         elif kind == "move":
             if move_squares:
                 raise IllegalMove(
-                    f'"{text.strip()}" has two moves; a turn moves at most one stone.',
-                    code="move.two_moves", params={"text": text.strip()},
+                    phrase('"{text}" has two moves; a turn moves at most one stone.', text=text.strip()),
+                    code="move.two_moves",
                 )
             move_squares = [_square_index(found.group("a"), size), _square_index(found.group("b"), size)]
             context = ""
@@ -212,8 +214,8 @@ def _read(text: str, size: int) -> _Draft:
         elif kind in ("place", "number"):
             if draft.value is not None:
                 raise IllegalMove(
-                    f'"{text.strip()}" places two stones; a turn places exactly one.',
-                    code="move.two_placements", params={"text": text.strip()},
+                    phrase('"{text}" places two stones; a turn places exactly one.', text=text.strip()),
+                    code="move.two_placements",
                 )
             draft.value = _value(found.group(kind))
             if kind == "place":
@@ -226,21 +228,24 @@ def _read(text: str, size: int) -> _Draft:
         elif context == "place":
             if draft.value is None:
                 raise IllegalMove(
-                    f'"{token}": say which value to place there, e.g. 17@{token}.',
-                    code="move.no_value", params={"square": token},
+                    phrase('"{square}": say which value to place there, e.g. 17@{square}.', square=token),
+                    code="move.no_value",
                 )
             if draft.square is not None:
                 raise IllegalMove(
-                    f'"{text.strip()}" places two stones; a turn places exactly one.',
-                    code="move.two_placements", params={"text": text.strip()},
+                    phrase('"{text}" places two stones; a turn places exactly one.', text=text.strip()),
+                    code="move.two_placements",
                 )
             draft.square = _square_index(token, size)
         else:
             if len(move_squares) == 2:
                 a, b = (square_name(i, size) for i in move_squares)
                 raise IllegalMove(
-                    f'"{text.strip()}": after the move {a}-{b}, what is "{token}"? Write x{token} to '
-                    f"neutralise it or 17@{token} to place a stone there.",
+                    phrase(
+                        '"{text}": after the move {a}-{b}, what is "{square}"? Write x{square} to '
+                        "neutralise it or 17@{square} to place a stone there.",
+                        text=text.strip(), a=a, b=b, square=token,
+                    ),
                     code="move.stray_square", params={"text": text.strip(), "step": [a, b], "square": token},
                 )
             move_squares.append(_square_index(token, size))
@@ -248,23 +253,25 @@ def _read(text: str, size: int) -> _Draft:
         name = square_name(move_squares[0], size)
         other = name[0] + ("2" if name[1:] == "1" else "1")
         raise IllegalMove(
-            f'"{name}": a move needs a start and an end square, e.g. {name}-{other}.',
-            code="move.one_square", params={"square": name, "example": f"{name}-{other}"},
+            phrase('"{square}": a move needs a start and an end square, e.g. {example}.',
+                   square=name, example=f"{name}-{other}"),
+            code="move.one_square",
         )
     if move_squares:
         draft.step = (move_squares[0], move_squares[1])
     if draft.value is None and draft.square is None:
         if not text.strip():
             raise InvalidMove(
-                "The turn is empty: every turn ends by placing a stone, e.g. 17@d4.", code="move.empty"
+                phrase("The turn is empty: every turn ends by placing a stone, e.g. 17@d4."), code="move.empty"
             )
         raise IllegalMove(
-            f'"{text.strip()}" has no placement: every turn ends by placing a stone, e.g. 17@d4.',
-            code="move.no_placement", params={"text": text.strip()},
+            phrase('"{text}" has no placement: every turn ends by placing a stone, e.g. 17@d4.', text=text.strip()),
+            code="move.no_placement",
         )
     if draft.square is None:
         raise IllegalMove(
-            f'"{draft.value}": say where to place it, e.g. {draft.value}@d4.',
+            phrase('"{value}": say where to place it, e.g. {example}.', value=str(draft.value),
+                   example=f"{draft.value}@d4"),
             code="move.no_square", params={"value": draft.value},
         )
     return draft
@@ -277,6 +284,11 @@ def _and_list(items: Sequence[str]) -> str:
 
 def _stones(count: int) -> str:
     return f"{count} stone" if count == 1 else f"{count} stones"
+
+
+def stones(count: int) -> Phrase:
+    """"1 stone", "3 stones": a count of stones as its own phrase, for a field of a sentence."""
+    return nphrase("{n} stone", "{n} stones", count)
 
 
 def _runs(values: Iterable[int]) -> list[tuple[int, int]]:
@@ -301,20 +313,24 @@ def free_values(taken: Iterable[int], max_value: int | None, count: int | None =
     return free if count is None else free[:count]
 
 
-def supply_text(on_board: Iterable[int], max_value: int | None) -> str:
-    """A side's supply in words, given the values it has on the board (see `Myriades.supply_text`)."""
+def supply_text(on_board: Iterable[int], max_value: int | None) -> Phrase | str:
+    """A side's supply in words, given the values it has on the board (see `Myriades.supply_text`):
+    a phrase, or the bare spans ("0-2, 4, 6-49"), which are notation, not words."""
     on_board = list(on_board)
     taken = _runs(on_board)
     if max_value is not None:
         free = _runs(free_values(on_board, max_value))
         if taken and len(taken) < len(free):
-            return f"0-{max_value} except {_spans(taken)}"
-        return _spans(free) or "none"
+            return phrase("0-{max} except {values}", max=str(max_value), values=_spans(taken))
+        return _spans(free) or phrase("none")
     if not taken:
-        return "every value from 0 up"
+        return phrase("every value from 0 up")
     gaps = [(hi + 1, lo - 1) for (_, hi), (lo, _) in zip(taken, taken[1:], strict=False)]
     if taken[0][0] > 0:
         gaps.insert(0, (0, taken[0][0] - 1))
     if len(taken) <= len(gaps):
-        return f"every value except {_spans(taken)}"
-    return ", ".join(filter(None, (_spans(gaps), f"from {taken[-1][1] + 1} up")))
+        return phrase("every value except {values}", values=_spans(taken))
+    low = str(taken[-1][1] + 1)  # written like the spans around it, as notation
+    if gaps:
+        return phrase("{values}, from {low} up", values=_spans(gaps), low=low)
+    return phrase("from {low} up", low=low)

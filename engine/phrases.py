@@ -31,16 +31,34 @@ class Phrase:
             return self.plural
         return self.text
 
+    def __eq__(self, other: object) -> bool:
+        """A phrase equals another with the same template and facts, and a text equal to its
+        English (so code and tests that compare an engine text with a string keep working)."""
+        if isinstance(other, str):
+            return str(self) == other
+        if isinstance(other, Phrase):
+            return (self.text, dict(self.params), self.plural, self.count) == (
+                other.text, dict(other.params), other.plural, other.count)
+        return NotImplemented
+
     def __str__(self) -> str:
-        return self.template().format_map({key: str(value) for key, value in self.params.items()})
+        return self.template().format_map({key: _english(value) for key, value in self.params.items()})
 
 
-def phrase(text: str, **params: Any) -> Phrase:
+def _english(value: Any) -> str:
+    """A parameter as the engine's English writes it: a list of words joined by commas
+    (a speaker joins them its own language's way)."""
+    if type(value) in (list, tuple) and all(isinstance(v, str | Phrase) for v in value):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+def phrase(text: str, /, **params: Any) -> Phrase:
     """A phrase without a plural: `phrase("{square} is occupied.", square="c4")`."""
     return Phrase(text, params)
 
 
-def nphrase(singular: str, plural: str, count: int, **params: Any) -> Phrase:
+def nphrase(singular: str, plural: str, count: int, /, **params: Any) -> Phrase:
     """A phrase with a count: `nphrase("{n} piece", "{n} pieces", 3)`; `{n}` is the count."""
     return Phrase(singular, {"n": count, **params}, plural=plural, count=count)
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from engine.base import Rules
 from engine.errors import BadOption, EngineError
+from engine.phrases import phrase
 
 _GAMES: dict[str, type[Rules]] = {}
 _NAMES: dict[str, str] = {}
@@ -23,7 +24,7 @@ def register(cls: type[Rules]) -> type[Rules]:
         key = _key(spelling)
         if key in _NAMES and _NAMES[key] != cls.name:
             raise EngineError(
-                f"game name {spelling!r} is taken by {_NAMES[key]!r}",
+                phrase("The game name '{name}' is taken by '{game}'.", name=spelling, game=_NAMES[key]),
                 code="registry.name_taken",
                 params={"name": spelling, "game": _NAMES[key]},
             )
@@ -42,7 +43,7 @@ def lookup(name: str) -> type[Rules]:
     key = _key(name)
     if key not in _NAMES:
         raise BadOption(
-            f"I do not know a game called {name!r}. The games are: {', '.join(_GAMES)}.",
+            phrase("I do not know a game called '{name}'. The games are: {games}.", name=name, games=list(_GAMES)),
             code="game.unknown",
             params={"name": name, "games": list(_GAMES)},
         )

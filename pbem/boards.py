@@ -13,11 +13,17 @@ point), `blocked` (an Ataxx gap), `neutral` (a Myriades neutral stone), `dark`, 
 (the two sides' stones); `text` is what a stone shows (a Myriades value, an Ataxx letter).
 The legend is the text board's own legend, word for word, each line with the cell its
 leading symbol stands for, so the HTML says what the text says.
+
+A view holds its board as a `Board`: `str()` is the English text board, `spoken(speaker)`
+the same board with its legend in the speaker's language (what `{{ game.board }}` prints
+in a template of that language), and `grid(speaker)` the cells with that legend, for the
+HTML part of a mail in that language (`grid_for(view, language)` from a view). Each is
+drawn once per language.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import engine
@@ -28,6 +34,7 @@ from engine.capturego import CaptureGo
 from engine.go_board import Move
 from engine.myriades import Myriades
 from engine.myriades_notation import LETTERS, NEUTRAL, WHITE
+from pbem.i18n import DEFAULT, Speaker, speaker
 
 Cell = dict[str, Any]
 
@@ -137,3 +144,73 @@ def legend(text_board: str, keys: dict[str, Cell]) -> list[dict[str, Any]]:
             rest = rest.removeprefix("]").strip()
         found.append({"key": key, "text": rest.strip() if key is not None else text})
     return found
+
+
+class Board:
+    """A position's text board, said in any language and drawn once per language.
+
+    `str()` is the engine's English board; `spoken(speaker)` the board with the legend in the
+    speaker's words (the grid itself is ASCII and never changes); `grid(speaker)` the cells
+    and that legend for the HTML part. A template's `{{ game.board }}` speaks it."""
+
+    def __init__(
+        self, rules: engine.Rules, pos: Any, names: tuple[str, str] | None = None, finished: bool = False
+    ) -> None:
+        self.rules, self.pos, self.names, self.finished = rules, pos, names, finished
+        self._texts: dict[str, str] = {}
+        self._grids: dict[str, dict[str, Any]] = {}
+
+    def text(self, talk: Speaker | None = None) -> str:
+        code = talk.code if talk is not None else DEFAULT
+        if code not in self._texts:
+            if code == DEFAULT:  # the engine's own English, exactly as it has always been
+                self._texts[code] = self.rules.render(self.pos, names=self.names, finished=self.finished)
+            else:
+                say = (talk or speaker(code)).say
+                self._texts[code] = self.rules.render(self.pos, names=self.names, finished=self.finished, say=say)
+        return self._texts[code]
+
+    def spoken(self, talk: Speaker) -> str:
+        return self.text(talk)
+
+    def grid(self, talk: Speaker | None = None) -> dict[str, Any]:
+        """The cells of the board, with the legend in `talk`'s language (English by default)."""
+        code = talk.code if talk is not None else DEFAULT
+        if code not in self._grids:
+            self._grids[code] = grid(self.rules, self.pos, self.text(talk))
+        return self._grids[code]
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def __repr__(self) -> str:
+        return f"Board({self.rules!r}, ply={self.rules.ply(self.pos)})"
+
+    # what code that took the board for its English text may still ask of it
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            return self.text() == other
+        return self is other
+
+    __hash__ = object.__hash__
+
+    def __contains__(self, part: str) -> bool:
+        return part in self.text()
+
+    def __add__(self, other: str) -> str:
+        return self.text() + other
+
+    def __radd__(self, other: str) -> str:
+        return other + self.text()
+
+    def splitlines(self) -> list[str]:
+        return self.text().splitlines()
+
+
+def grid_for(view: Mapping[str, Any], language: str | None = None) -> dict[str, Any]:
+    """The grid of a game view (`pbem.present`) with its legend in `language`: what the HTML
+    part of a mail in that language draws."""
+    board = view.get("board")
+    if isinstance(board, Board):
+        return board.grid(speaker(language))
+    return view["grid"]

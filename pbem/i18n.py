@@ -112,6 +112,9 @@ class Speaker:
             return self.say(value)
         if isinstance(value, datetime):
             return self.moment(value)
+        spoken = getattr(value, "spoken", None)  # a view's board, day, ... says itself
+        if callable(spoken):
+            return spoken(self)
         if isinstance(value, bool) or _is_identifier(key):
             return value
         if isinstance(value, int | float):

@@ -8,16 +8,54 @@ move may cause decode and render the position once.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
+from datetime import date, datetime
 from typing import Any
 
 from sqlmodel import Session
 
 import engine
+from engine.phrases import Phrase
 from pbem import boards, clock
 from pbem import games as G
+from pbem.i18n import DEFAULT, N_, NP_, Speaker
 from pbem.models import Challenge, Game, Player
+
+#: the words of the views that come from the engine as names, marked for the catalogs:
+#: the games' titles, and the side names of the games with coloured sides (Ataxx's x and
+#: o are marks, the same in every language)
+TITLES = (N_("Ataxx"), N_("Infection"), N_("Assimilation"), N_("Capture Go"), N_("Myriades"), N_("Infinito"))
+SIDES = (NP_("side", "black"), NP_("side", "white"))
+
+
+def title(rules: engine.Rules | type[engine.Rules]) -> Phrase:
+    """A game's title as a phrase: its own name, which a catalog may translate."""
+    return Phrase(rules.title)
+
+
+class Day:
+    """A calendar day a view shows ("started 01 Dec 2026"): `str()` is the English form
+    mails have always had, `spoken(speaker)` the day as the speaker's language writes it."""
+
+    def __init__(self, moment: datetime | date) -> None:
+        self.day = moment.date() if isinstance(moment, datetime) else moment
+
+    def spoken(self, talk: Speaker) -> str:
+        return str(self) if talk.code == DEFAULT else talk.date(self.day)
+
+    def __str__(self) -> str:
+        return self.day.strftime("%d %b %Y")
+
+    def __repr__(self) -> str:
+        return f"Day({self.day!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            return str(self) == other
+        return isinstance(other, Day) and other.day == self.day
+
+    def __hash__(self) -> int:
+        return hash(self.day)
 
 
 def game_view(session: Session, game: Game, viewer: Player | None = None) -> dict[str, Any]:
@@ -85,7 +123,7 @@ def _shared(session: Session, game: Game) -> dict[str, Any]:
     shared = {
         "id": game.id,
         "kind": game.kind,
-        "title": rules.title,
+        "title": title(rules),
         "describe": rules.describe(),
         "status": game.status,
         "sides": side_names,
@@ -93,7 +131,7 @@ def _shared(session: Session, game: Game) -> dict[str, Any]:
             {"name": p.name, "address": p.address, "side": side_names[i], "score": outcome.scores[i]}
             for i, p in enumerate((p0, p1))
         ],
-        "board": board_text(rules.render(pos, names=(p0.name, p1.name), finished=game.status != "active")),
+        "board": boards.Board(rules, pos, names=(p0.name, p1.name), finished=game.status != "active"),
         "ply": game.ply,
         "move_number": game.ply + 1,
         "score_unit": rules.score_unit,
@@ -113,33 +151,21 @@ def _shared(session: Session, game: Game) -> dict[str, Any]:
         "details": game.details or {},
         "loser": (p0, p1)[1 - game.winner].name if game.winner is not None else None,
         "winner": (p0, p1)[game.winner].name if game.winner is not None else None,
-        "created": game.created_at.strftime("%d %b %Y"),
+        "created": Day(game.created_at),
     }
-    shared["grid"] = boards.grid(rules, pos, shared["board"])  # the cells, for the HTML part
+    # the cells, for the HTML part in English; `boards.grid_for(view, language)` in another
+    shared["grid"] = shared["board"].grid()
     cache[key] = shared
     return shared
 
 
-_CAPTURES = re.compile(r"captures: (\d+) of (\d+)")
 BOARD_WIDTH = 72  # the engines' boards fit this; so must what a mail makes of them
 
 
-def board_text(board: str) -> str:
-    """The engine's board as a mail shows it: a count past its target reads as reached, not
-    "8 of 3"."""
-
-    def captures(line: str) -> str:
-        m = _CAPTURES.search(line)
-        if m is None or int(m.group(1)) < int(m.group(2)):
-            return line
-        count, target = m.group(1), m.group(2)
-        for words in (f"{count} (target {target} reached)", f"{count}, target {target}", f"{count} (won)", count):
-            shown = line[: m.start()] + f"captures: {words}" + line[m.end() :]
-            if len(shown) <= BOARD_WIDTH:  # the legend beside a board must not push it past the mail's width
-                return shown
-        return line
-
-    return "\n".join(captures(line) for line in board.splitlines())
+def board_text(board: str | boards.Board) -> str:
+    """The engine's board as a mail shows it, in English. (A count past its target reads as
+    reached in the engine's own legend now, in every language.)"""
+    return str(board)
 
 
 def _deadline(session: Session, game: Game, viewer: Player | None) -> dict[str, Any] | None:
@@ -157,7 +183,7 @@ def challenge_view(session: Session, challenge: Challenge) -> dict[str, Any]:
     return {
         "id": challenge.id,
         "kind": challenge.kind,
-        "title": rules.title,
+        "title": title(rules),
         "describe": rules.describe(),
         "options": challenge.options,
         "colour": challenge.colour,
@@ -171,7 +197,7 @@ def challenge_view(session: Session, challenge: Challenge) -> dict[str, Any]:
             else None
         ),
         "status": challenge.status,
-        "created": challenge.created_at.strftime("%d %b %Y"),
+        "created": Day(challenge.created_at),
     }
 
 
@@ -184,9 +210,9 @@ def sample_views(plies: int = 4, names: tuple[str, str] = ("Alice", "Bob")) -> l
         pos = rules.start()
         for _ in range(plies):
             pos = rules.apply(pos, rules.parse(pos, rules.examples(pos)[0]))
-        board = rules.render(pos, names=names)
+        board = boards.Board(rules, pos, names=names)
         views.append(
-            {"kind": kind, "title": rules.title, "describe": rules.describe(), "board": board,
-             "grid": boards.grid(rules, pos, board), "examples": rules.examples(pos)[:1]}
+            {"kind": kind, "title": title(rules), "describe": rules.describe(), "board": board,
+             "grid": board.grid(), "examples": rules.examples(pos)[:1]}
         )
     return views
