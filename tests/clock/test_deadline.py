@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pbem import clock
+from pbem.i18n import speaker
 
 ROME, NEW_YORK = ZoneInfo("Europe/Rome"), ZoneInfo("America/New_York")
 
@@ -116,6 +117,20 @@ def test_left_reads_in_whole_days_then_hours() -> None:
     assert str(clock.left(at + timedelta(minutes=90), at)) == "1 hour left"
     assert str(clock.left(at + timedelta(minutes=9), at)) == "less than an hour left"
     assert str(clock.left(at - timedelta(minutes=9), at)) == "no time left"
+
+
+def test_remaining_is_left_without_the_word() -> None:
+    at = utc(2026, 1, 1)
+    for minutes in range(-30, 60 * 24 * 9, 17):
+        until = at + timedelta(minutes=minutes)
+        assert str(clock.remaining(until, at)) == str(clock.left(until, at)).removesuffix(" left")
+
+
+@given(st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2100, 1, 1), timezones=st.just(UTC)),
+       st.sampled_from([UTC, ROME, NEW_YORK, ZoneInfo("Asia/Kolkata")]))
+def test_the_english_speaker_writes_a_moment_as_when_does(at: datetime, tz) -> None:  # noqa: ANN001
+    """The mails get the moment itself (`local`) and speak it: English reads as it always has."""
+    assert speaker("en").moment(clock.local(at, tz)) == clock.when(at, tz)
 
 
 def test_zone_names_are_checked_with_a_suggestion() -> None:
