@@ -29,6 +29,7 @@ from sqlalchemy import event
 from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session, or_, select
 
+from engine.phrases import Phrase, nphrase, phrase
 from pbem.errors import ClockError
 from pbem.models import Game, Player, Reminder, Vacation
 from pbem.wallclock import now
@@ -59,11 +60,27 @@ def parse_zone(text: str) -> str:
     names = _zone_names()
     if key in names:
         return names[key]
-    close = difflib.get_close_matches(key, list(names), n=3, cutoff=0.75)
-    hint = "Write the zone as Region/City, e.g. timezone Europe/Rome or timezone America/New_York."
-    if close:
-        hint = f"Did you mean {' or '.join(names[c] for c in close)}? " + hint
-    raise ClockError(f'"{text[:40]}" is not a time zone I know.', hint)
+    close = [names[c] for c in difflib.get_close_matches(key, list(names), n=3, cutoff=0.75)]
+    examples = {"example": "timezone Europe/Rome", "other": "timezone America/New_York"}
+    if len(close) >= 3:
+        hint = phrase(
+            "Did you mean {first} or {second} or {third}? "
+            "Write the zone as Region/City, e.g. {example} or {other}.",
+            first=close[0], second=close[1], third=close[2], **examples,
+        )
+    elif len(close) == 2:
+        hint = phrase(
+            "Did you mean {first} or {second}? Write the zone as Region/City, e.g. {example} or {other}.",
+            first=close[0], second=close[1], **examples,
+        )
+    elif close:
+        hint = phrase(
+            "Did you mean {first}? Write the zone as Region/City, e.g. {example} or {other}.",
+            first=close[0], **examples,
+        )
+    else:
+        hint = phrase("Write the zone as Region/City, e.g. {example} or {other}.", **examples)
+    raise ClockError(phrase('"{given}" is not a time zone I know.', given=text[:40]), hint)
 
 
 # --- the pure arithmetic --------------------------------------------------------------------
@@ -110,24 +127,57 @@ def deadline(
         at = end
 
 
-def left(until: datetime, at: datetime) -> str:
-    """'7 days left', '20 hours left': whole units of real time until the deadline."""
+def _left(until: datetime, at: datetime) -> tuple[str, int]:
+    """The unit of what is left until the deadline ("days", "hours", "minutes", "none") and
+    how many whole ones: real time, days once two of them (near enough) are left."""
     seconds = (until - at).total_seconds()
     if seconds <= 0:
-        return "no time left"
+        return "none", 0
     if seconds >= 2 * 86400 - 600:
-        days = int((seconds + 600) // 86400)  # a move answered in minutes still shows 7 days
-        return f"{days} days left"
+        return "days", int((seconds + 600) // 86400)  # a move answered in minutes still shows 7 days
     hours = int(seconds // 3600)
     if hours >= 1:
-        return f"{hours} hour{'s' if hours != 1 else ''} left"
-    return "less than an hour left"
+        return "hours", hours
+    return "minutes", 0
+
+
+def left(until: datetime, at: datetime) -> Phrase:
+    """'7 days left', '20 hours left': whole units of real time until the deadline."""
+    unit, count = _left(until, at)
+    if unit == "days":
+        return nphrase("{n} day left", "{n} days left", count)
+    if unit == "hours":
+        return nphrase("{n} hour left", "{n} hours left", count)
+    if unit == "minutes":
+        return phrase("less than an hour left")
+    return phrase("no time left")
+
+
+def remaining(until: datetime, at: datetime) -> Phrase:
+    """What `left` says without the word "left": '7 days', '20 hours', 'less than an hour'
+    (for a sentence of its own around it: "... remain before your deadline")."""
+    unit, count = _left(until, at)
+    if unit == "days":
+        return nphrase("{n} day", "{n} days", count)
+    if unit == "hours":
+        return nphrase("{n} hour", "{n} hours", count)
+    if unit == "minutes":
+        return phrase("less than an hour")
+    return phrase("no time")
 
 
 def when(at: datetime, tz: tzinfo) -> str:
-    """'Mon 7 Dec 2026, 10:00 Europe/Rome': a moment as the player reads it."""
+    """'Mon 7 Dec 2026, 10:00 Europe/Rome': a moment as an English reader reads it (the mails
+    pass the moment itself, `local`, and the template says it in the reader's language:
+    `Speaker.moment` writes English exactly so)."""
     local = at.astimezone(tz)
     return f"{local:%a} {local.day} {local:%b %Y, %H:%M} {getattr(tz, 'key', 'UTC')}"
+
+
+def local(at: datetime, tz: tzinfo) -> datetime:
+    """The moment in the zone it is shown in: an aware datetime that a template speaks (its
+    finalize calls `Speaker.moment`), with the zone's name."""
+    return at.astimezone(tz)
 
 
 # --- time controls -----------------------------------------------------------------------------
@@ -143,17 +193,22 @@ def time_control(days: str | None, weekends: str | None, default_days: int) -> t
             chosen = 0
         if not MIN_DAYS <= chosen <= MAX_DAYS:
             raise ClockError(
-                f"days={days[:10]} is not a time control I offer: "
-                f"a move may take from {MIN_DAYS} to {MAX_DAYS} days.",
-                f"Write e.g. days=3 (the default is {default_days}).",
+                phrase(
+                    "{option} is not a time control I offer: a move may take from {low} to {high} days.",
+                    option=f"days={days[:10]}", low=MIN_DAYS, high=MAX_DAYS,
+                ),
+                phrase("Write e.g. {example} (the default is {days}).", example="days=3", days=default_days),
             )
     off = False
     if weekends is not None:
         word = weekends.strip().lower()
         if word not in ("off", "on"):
             raise ClockError(
-                f"weekends={weekends[:10]} means nothing to me.",
-                "Write weekends=off to stop the clock on Saturdays and Sundays (weekends=on is the default).",
+                phrase("{option} means nothing to me.", option=f"weekends={weekends[:10]}"),
+                phrase(
+                    "Write {off} to stop the clock on Saturdays and Sundays ({on} is the default).",
+                    off="weekends=off", on="weekends=on",
+                ),
             )
         off = word == "off"
     return chosen, off
@@ -207,15 +262,19 @@ def start_vacation(session: Session, player: Player, days: int, at: datetime, al
     ongoing = current_vacation(session, player, at)
     if ongoing is not None:
         raise ClockError(
-            f"You are already on vacation until {when(ongoing.ends_at, zone(player.timezone))}.",
-            "Write back to end it; then you may start a new one.",
+            phrase("You are already on vacation until {until}.", until=local(ongoing.ends_at, zone(player.timezone))),
+            phrase("Write {command} to end it; then you may start a new one.", command="back"),
         )
     remaining = allowance - days_used(session, player, at.year)
     if days < 1 or days > remaining:
         raise ClockError(
-            f"You have {remaining} vacation day{'s' if remaining != 1 else ''} left this year "
-            f"(of {allowance}), so I cannot give you {days}.",
-            f"Write e.g. vacation {max(min(remaining, 7), 1)}." if remaining > 0 else "The allowance renews on 1 January.",
+            nphrase(
+                "You have {n} vacation day left this year (of {allowance}), so I cannot give you {days}.",
+                "You have {n} vacation days left this year (of {allowance}), so I cannot give you {days}.",
+                remaining, allowance=allowance, days=days,
+            ),
+            phrase("Write e.g. {example}.", example=f"vacation {max(min(remaining, 7), 1)}")
+            if remaining > 0 else phrase("The allowance renews on 1 January."),
         )
     vacation = Vacation(player_id=player.id, starts_at=at, ends_at=at + days * DAY)
     session.add(vacation)
@@ -228,7 +287,7 @@ def end_vacation(session: Session, player: Player, at: datetime) -> Vacation:
     """End the player's vacation now; the days not taken go back to the allowance."""
     ongoing = current_vacation(session, player, at)
     if ongoing is None:
-        raise ClockError("You are not on vacation, so there is nothing to come back from.", "")
+        raise ClockError(phrase("You are not on vacation, so there is nothing to come back from."), "")
     ongoing.ends_at = at
     session.add(ongoing)
     session.flush()
@@ -325,7 +384,9 @@ def _deadline(game: Game, mover: Player, holidays: list[Vacation]) -> datetime:
 
 
 def view(session: Session, game: Game, viewer: Player | None) -> dict[str, Any] | None:
-    """What a mail shows of the clock, in the viewer's zone (else that of the player on move)."""
+    """What a mail shows of the clock, in the viewer's zone (else that of the player on move):
+    `when` and `away_until` are aware datetimes in that zone, which a template says in its
+    language; `left` ("3 days left") and `remaining` ("3 days") are phrases."""
     if game.status != "active" or game.turn_started_at is None:
         return None
     at = now()
@@ -335,11 +396,12 @@ def view(session: Session, game: Game, viewer: Player | None) -> dict[str, Any] 
     tz = zone((viewer or mover).timezone)
     away = next((v for v in holidays if v.starts_at <= at < v.ends_at), None)
     return {
-        "when": when(until, tz),
+        "when": local(until, tz),
         "left": left(until, at),
+        "remaining": remaining(until, at),
         "days": game.days,
         "weekends_off": game.weekends_off,
-        "away_until": when(away.ends_at, tz) if away is not None else None,
+        "away_until": local(away.ends_at, tz) if away is not None else None,
     }
 
 

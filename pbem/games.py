@@ -19,6 +19,7 @@ from typing import Any
 from sqlmodel import Session, delete, or_, select
 
 import engine
+from engine.phrases import nphrase, phrase
 from pbem import ratings, words
 from pbem.db import keep
 from pbem.errors import CommandError, GameError, NotAMove
@@ -116,7 +117,8 @@ def find_game(session: Session, player: Player, game_id: int | None, hint: int |
             return game
         if named:
             raise CommandError(
-                f"You are not playing a game #{candidate}.", "Write games to see yours.",
+                phrase("You are not playing a game #{game}.", game=candidate),
+                phrase("Write {command} to see yours.", command="games"),
                 code="game.not_yours", params={"game": candidate},
             )
     games = active_games(session, player)
@@ -124,12 +126,17 @@ def find_game(session: Session, player: Player, game_id: int | None, hint: int |
         return _locked(session, games[0].id)
     if not games:
         raise CommandError(
-            "You have no game in progress.", "Write open to see open challenges, or help.", code="game.none"
+            phrase("You have no game in progress."),
+            phrase("Write {open} to see open challenges, or {help}.", open="open", help="help"),
+            code="game.none",
         )
-    ids = ", ".join(f"#{g.id}" for g in games)
     raise CommandError(
-        f"You have {len(games)} games in progress ({ids}) and I cannot tell which one you mean.",
-        f"Name the game, e.g. board {games[0].id}, or reply to that game's mail.",
+        nphrase(
+            "You have {n} game in progress ({ids}) and I cannot tell which one you mean.",
+            "You have {n} games in progress ({ids}) and I cannot tell which one you mean.",
+            len(games), ids=", ".join(f"#{g.id}" for g in games),
+        ),
+        phrase("Name the game, e.g. {example}, or reply to that game's mail.", example=f"board {games[0].id}"),
         code="game.ambiguous", params={"games": [g.id for g in games]},
     )
 
@@ -173,7 +180,7 @@ def require_turn(game: Game, player: Player) -> int:
     side = game.side_of(player.id)
     if side != game.turn:
         raise GameError(
-            f"It is not your move in game #{game.id}; your opponent is on move.",
+            phrase("It is not your move in game #{game}; your opponent is on move.", game=game.id),
             game=game, code="game.not_your_move", params={"game": game.id},
         )
     return side
@@ -319,13 +326,14 @@ def require_active(game: Game) -> None:
     """A game still in progress, else an error that says how it ended."""
     if game.status == "finished":
         raise GameError(
-            f"Game #{game.id} is over ({game.result}, {game.reason}).", game=game,
-            code="game.over", params={"game": game.id, "result": game.result},
+            phrase("Game #{game} is over ({result}, {reason}).", game=game.id, result=game.result, reason=game.reason),
+            game=game, code="game.over", params={"game": game.id, "result": game.result},
         )
     if game.status != "active":
         raise GameError(
-            f"Game #{game.id} is not in progress ({game.status}).", game=game,
-            code="game.not_active", params={"game": game.id, "status": game.status},
+            phrase("Game #{game} is not in progress (cancelled).", game=game.id) if game.status == "cancelled"
+            else phrase("Game #{game} is not in progress ({status}).", game=game.id, status=game.status),
+            game=game, code="game.not_active", params={"game": game.id, "status": game.status},
         )
 
 

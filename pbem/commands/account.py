@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from engine.phrases import phrase
 from pbem.commands.base import Call, Command, Context, register
 from pbem.errors import CommandError
 from pbem.present import sample_views
@@ -26,11 +27,13 @@ class Name(Command):
         args = call.args
         new = " ".join(args)
         if not new:
-            raise CommandError("Please give the name you want.", "Write e.g. name Alice Smith.")
+            raise CommandError(
+                phrase("Please give the name you want."), phrase("Write e.g. {example}.", example="name Alice Smith")
+            )
         if len(new) > 40 or not all(c.isalnum() or c in " -.'" for c in new):
             raise CommandError(
-                f'"{new[:60]}" cannot be a name here: use at most 40 letters, digits, spaces and - . \'',
-                "Write e.g. name Alice Smith.",
+                phrase('"{name}" cannot be a name here: use at most 40 letters, digits, spaces and - . \'', name=new[:60]),
+                phrase("Write e.g. {example}.", example="name Alice Smith"),
             )
         old, ctx.player.name = ctx.player.name, new
         ctx.session.add(ctx.player)
@@ -61,7 +64,8 @@ class Format(Command):
         args = [a.lower() for a in call.args]
         if len(args) != 1 or args[0] not in FORMATS:
             raise CommandError(
-                "Please say which format you want: html or text.", "Write e.g. format text.",
+                phrase("Please say which format you want: {html} or {text}.", html="html", text="text"),
+                phrase("Write e.g. {example}.", example="format text"),
                 code="format.unknown", params={"given": " ".join(call.args)[:40]},
             )
         old, ctx.player.format = ctx.player.format, args[0]

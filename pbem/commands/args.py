@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from engine.phrases import phrase
 from pbem.commands.base import CommandError
 
 
@@ -21,5 +22,9 @@ def split_game(args: list[str]) -> tuple[int | None, list[str]]:
 def require_id(args: list[str], syntax: str, what: str = "challenge") -> int:
     number = game_id(args[0]) if args else None
     if number is None or len(args) != 1:
-        raise CommandError(f"Please name the {what} by its number.", f"Write e.g. {syntax}.")
+        raise CommandError(
+            phrase("Please name the game by its number.") if what == "game"
+            else phrase("Please name the challenge by its number."),
+            phrase("Write e.g. {example}.", example=syntax),
+        )
     return number

@@ -12,6 +12,7 @@ import shlex
 from sqlmodel import select
 
 import engine
+from engine.phrases import Phrase, phrase
 from pbem import clock, notify, players
 from pbem import games as G
 from pbem.commands.args import require_id
@@ -45,8 +46,8 @@ def _choose_kind(name: str, variant: str | None) -> type[engine.Rules]:
     if chosen.family != cls.family:
         same = [n for n in engine.names() if engine.lookup(n).family == cls.family]
         raise CommandError(
-            f"{chosen.title} is not a variant of {cls.title}.",
-            f"The variants of {cls.title} are: {', '.join(same)}.",
+            phrase("{variant} is not a variant of {title}.", variant=chosen.title, title=cls.title),
+            phrase("The variants of {title} are: {variants}.", title=cls.title, variants=", ".join(same)),
         )
     return chosen
 
@@ -56,12 +57,13 @@ def _colour(cls: type[engine.Rules], wish: str) -> str:
     allowed = ("random", "first", "second", *cls.sides)
     if wish not in allowed:
         raise CommandError(
-            f'colour={wish[:20]} is not a colour in {cls.title}.', f"Write colour= one of: {', '.join(allowed)}."
+            phrase("{option} is not a colour in {title}.", option=f"colour={wish[:20]}", title=cls.title),
+            phrase("Write {option} one of: {choices}.", option="colour=", choices=", ".join(allowed)),
         )
     return wish
 
 
-def _hint(exc: engine.EngineError, plain: list[str]) -> str:
+def _hint(exc: engine.EngineError, plain: list[str]) -> Phrase:
     """What to write instead: the nearest game to an unknown name (pointing to its rules would
     fail too), else the rules of the named game, which list its options."""
     if exc.code == "game.unknown":
@@ -69,8 +71,10 @@ def _hint(exc: engine.EngineError, plain: list[str]) -> str:
         near = [n for n in engine.names() if len(wrong) > 1 and wrong in n]
         near = near or difflib.get_close_matches(wrong, engine.names(), n=1, cutoff=0.6)
         rest = " ".join(["challenge", near[0] if near else engine.names()[0], *plain[1:2]])
-        return f"Did you mean {near[0]}? Write e.g. {rest}." if near else f"Write e.g. {rest}."
-    return f"Write rules {plain[0][:20]} to see the options."
+        if near:
+            return phrase("Did you mean {game}? Write e.g. {example}.", game=near[0], example=rest)
+        return phrase("Write e.g. {example}.", example=rest)
+    return phrase("Write {example} to see the options.", example=f"rules {plain[0][:20]}")
 
 
 @register
@@ -100,12 +104,17 @@ class ChallengeCommand(Command):
             words = call.args
         plain, options = _split_options(words)
         if not plain:
-            raise CommandError("Please name the game.", "Write e.g. challenge ataxx bob@example.org.")
+            raise CommandError(
+                phrase("Please name the game."), phrase("Write e.g. {example}.", example="challenge ataxx bob@example.org")
+            )
         addresses = [w.strip("<>,;").lower() for w in plain[1:]]
         if len(addresses) > 1 or (addresses and not players.is_address(addresses[0])):
             raise CommandError(
-                f'I read "{" ".join(plain[1:])[:80]}" as the opponent, but it is not one email address.',
-                "Write e.g. challenge ataxx bob@example.org, or leave the address out for an open challenge.",
+                phrase('I read "{given}" as the opponent, but it is not one email address.', given=" ".join(plain[1:])[:80]),
+                phrase(
+                    "Write e.g. {example}, or leave the address out for an open challenge.",
+                    example="challenge ataxx bob@example.org",
+                ),
             )
         days, weekends_off = time_control(ctx, options)
         try:
@@ -113,14 +122,14 @@ class ChallengeCommand(Command):
             colour = _colour(cls, options.pop("colour", "random"))
             rules = cls(options)
         except engine.EngineError as exc:
-            raise CommandError(str(exc), _hint(exc, plain), code=exc.code, params=exc.params) from None
+            raise CommandError(exc.message, exc.hint or _hint(exc, plain), code=exc.code, params=exc.params) from None
         opponent: Player | None = None
         if addresses:
             target = addresses[0]
             if target == ctx.player.address:
-                raise CommandError("You cannot challenge yourself.", "Name another player's address.")
+                raise CommandError(phrase("You cannot challenge yourself."), phrase("Name another player's address."))
             if target == ctx.settings.address.lower():
-                raise CommandError("I do not play myself; challenge a person.", "")
+                raise CommandError(phrase("I do not play myself; challenge a person."), "")
             if ctx.trial:
                 return  # checked; numbers that players see are not spent on a trial
             opponent = players.get_or_register(ctx.session, target, now())
@@ -178,9 +187,21 @@ def _challenge(ctx: Context, args: list[str], syntax: str) -> Challenge:
     number = require_id(args, syntax)
     challenge = ctx.session.get(Challenge, number)
     if challenge is None:
-        raise CommandError(f"There is no challenge #{number}.", "Write open or games to see challenges.")
+        raise CommandError(
+            phrase("There is no challenge #{challenge}.", challenge=number),
+            phrase("Write {open} or {games} to see challenges.", open="open", games="games"),
+        )
     if challenge.status != "open":
-        raise CommandError(f"Challenge #{number} is no longer open (it was {challenge.status}).", "")
+        raise CommandError(
+            phrase("Challenge #{challenge} is no longer open (it was accepted).", challenge=number)
+            if challenge.status == "accepted"
+            else phrase("Challenge #{challenge} is no longer open (it was declined).", challenge=number)
+            if challenge.status == "declined"
+            else phrase("Challenge #{challenge} is no longer open (it was withdrawn).", challenge=number)
+            if challenge.status == "withdrawn"
+            else phrase("Challenge #{challenge} is no longer open (it was {status}).", challenge=number, status=challenge.status),
+            "",
+        )
     return challenge
 
 
@@ -199,9 +220,15 @@ class Accept(Command):
     def run(self, ctx: Context, call: Call) -> None:
         challenge = _challenge(ctx, call.args, "accept 12")
         if challenge.challenger_id == ctx.player.id:
-            raise CommandError(f"Challenge #{challenge.id} is your own.", f"Write withdraw {challenge.id} to take it back.")
+            raise CommandError(
+                phrase("Challenge #{challenge} is your own.", challenge=challenge.id),
+                phrase("Write {example} to take it back.", example=f"withdraw {challenge.id}"),
+            )
         if challenge.opponent_id not in (None, ctx.player.id):
-            raise CommandError(f"Challenge #{challenge.id} is addressed to someone else.", "Write open to see open ones.")
+            raise CommandError(
+                phrase("Challenge #{challenge} is addressed to someone else.", challenge=challenge.id),
+                phrase("Write {command} to see open ones.", command="open"),
+            )
         challenger = ctx.session.get(Player, challenge.challenger_id)
         cls = engine.lookup(challenge.kind)
         wish = challenge.colour
@@ -233,7 +260,7 @@ class Decline(Command):
     def run(self, ctx: Context, call: Call) -> None:
         challenge = _challenge(ctx, call.args, "decline 12")
         if challenge.opponent_id != ctx.player.id:
-            raise CommandError(f"Challenge #{challenge.id} is not addressed to you.", "")
+            raise CommandError(phrase("Challenge #{challenge} is not addressed to you.", challenge=challenge.id), "")
         challenge.status = "declined"
         ctx.session.add(challenge)
         view = challenge_view(ctx.session, challenge)
@@ -257,7 +284,7 @@ class Withdraw(Command):
     def run(self, ctx: Context, call: Call) -> None:
         challenge = _challenge(ctx, call.args, "withdraw 12")
         if challenge.challenger_id != ctx.player.id:
-            raise CommandError(f"Challenge #{challenge.id} is not yours.", "")
+            raise CommandError(phrase("Challenge #{challenge} is not yours.", challenge=challenge.id), "")
         challenge.status = "withdrawn"
         ctx.session.add(challenge)
         view = challenge_view(ctx.session, challenge)

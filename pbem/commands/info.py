@@ -7,6 +7,7 @@ import inspect
 from sqlmodel import or_, select
 
 import engine
+from engine.phrases import phrase
 from pbem import games as G
 from pbem.commands import base
 from pbem.commands.base import Call, Command, Context, register
@@ -38,7 +39,10 @@ class Help(Command):
         if args:
             command = base.find(args[0])
             if command is None:
-                raise CommandError(f'There is no command "{args[0][:40]}".', "Write help for the list.")
+                raise CommandError(
+                    phrase('There is no command "{command}".', command=args[0][:40]),
+                    phrase("Write {command} for the list.", command="help"),
+                )
             ctx.reply("help_command.txt", command=command, help=command.help())
             return
         ctx.reply("help.txt", commands=listed, games=_game_list())
@@ -71,11 +75,11 @@ class Rules(Command):
     def run(self, ctx: Context, call: Call) -> None:
         args = call.args
         if len(args) != 1:
-            raise CommandError("Please name one game.", "Write e.g. rules ataxx.")
+            raise CommandError(phrase("Please name one game."), phrase("Write e.g. {example}.", example="rules ataxx"))
         try:
             cls = engine.lookup(args[0])
         except engine.EngineError as exc:
-            raise CommandError(str(exc), "Write e.g. rules ataxx.") from None
+            raise CommandError(exc.message, exc.hint or phrase("Write e.g. {example}.", example="rules ataxx")) from None
         rules = cls()
         options = [{"name": o.name, "default": o.default, "help": o.help} for o in cls.option_specs]
         ctx.reply(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from engine.phrases import phrase
 from pbem import clock, notify
 from pbem import games as G
 from pbem.commands.base import Call, Command, Context, register
@@ -33,7 +34,9 @@ class MoveCommand(_GameAction):
     def run(self, ctx: Context, call: Call) -> None:
         if not call.args:
             raise CommandError(
-                "Please write the move after the word move.", "Write e.g. move 42 c4.", code="move.missing"
+                phrase("Please write the move after the word {command}.", command="move"),
+                phrase("Write e.g. {example}.", example="move 42 c4"),
+                code="move.missing",
             )
         play_move(ctx, call.game, " ".join(call.args))
 
@@ -101,7 +104,7 @@ class Draw(_GameAction):
             return
         if game.draw_offer == side:
             raise GameError(
-                f"You have already offered a draw in game #{game.id}.", "", game,
+                phrase("You have already offered a draw in game #{game}.", game=game.id), "", game,
                 code="draw.already_offered", params={"game": game.id},
             )
         game.draw_offer = side
@@ -128,7 +131,7 @@ class NoDraw(_GameAction):
         side = game.side_of(ctx.player.id)
         if game.draw_offer != 1 - side:
             raise GameError(
-                f"There is no draw offer to refuse in game #{game.id}.", "", game,
+                phrase("There is no draw offer to refuse in game #{game}.", game=game.id), "", game,
                 code="draw.none", params={"game": game.id},
             )
         game.draw_offer = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import engine
+from engine.phrases import phrase
 from pbem import games as G
 from pbem import ratings, records
 from pbem import watchers as W
@@ -20,18 +21,20 @@ def _any_game(ctx: Context, args: list[str]) -> Game:
     if game_id is not None:
         game = ctx.session.get(Game, game_id)
         if game is None:
-            raise CommandError(f"There is no game #{game_id}.", "Write games to see yours.")
+            raise CommandError(
+                phrase("There is no game #{game}.", game=game_id), phrase("Write {command} to see yours.", command="games")
+            )
         return game
     return G.find_game(ctx.session, ctx.player, None, ctx.game_hint)
 
 
 def _kind(args: list[str], syntax: str) -> str:
     if len(args) != 1:
-        raise CommandError("Please name one game type.", f"Write e.g. {syntax}.")
+        raise CommandError(phrase("Please name one game type."), phrase("Write e.g. {example}.", example=syntax))
     try:
         return engine.lookup(args[0]).name
     except engine.EngineError as exc:
-        raise CommandError(str(exc), f"Write e.g. {syntax}.") from None
+        raise CommandError(exc.message, exc.hint or phrase("Write e.g. {example}.", example=syntax)) from None
 
 
 @register
@@ -112,7 +115,7 @@ class Watch(Command):
         args = call.args
         game = _watched(ctx, args, "watch 42")
         if game.side_of(ctx.player.id) is not None:
-            raise CommandError(f"You play in game #{game.id}: you get its boards already.", "", game)
+            raise CommandError(phrase("You play in game #{game}: you get its boards already.", game=game.id), "", game)
         G.require_active(game)
         added = W.watch(ctx.session, game, ctx.player, now())
         ctx.reply("watching.txt", game=game_view(ctx.session, game, ctx.player), watching=True, already=not added)
@@ -138,15 +141,17 @@ class Unwatch(Command):
         game = _watched(ctx, args, "unwatch 42")
         removed = W.unwatch(ctx.session, game, ctx.player)
         if not removed:
-            raise CommandError(f"You are not watching game #{game.id}.", "")
+            raise CommandError(phrase("You are not watching game #{game}.", game=game.id), "")
         ctx.reply("watching.txt", game=game_view(ctx.session, game, ctx.player), watching=False, already=False)
 
 
 def _watched(ctx: Context, args: list[str], syntax: str) -> Game:
     game_id, rest = split_game(args)
     if game_id is None or rest:
-        raise CommandError("Please name the game by its number.", f"Write e.g. {syntax}.")
+        raise CommandError(phrase("Please name the game by its number."), phrase("Write e.g. {example}.", example=syntax))
     game = ctx.session.get(Game, game_id)
     if game is None:
-        raise CommandError(f"There is no game #{game_id}.", "Write games to see yours.")
+        raise CommandError(
+            phrase("There is no game #{game}.", game=game_id), phrase("Write {command} to see yours.", command="games")
+        )
     return game

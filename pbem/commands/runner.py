@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 
+from engine.phrases import phrase
 from pbem import games as G
 from pbem import trust
 from pbem.commands import base, held
@@ -23,15 +24,19 @@ from pbem.present import forget, game_view
 log = logging.getLogger(__name__)
 
 NO_PROOF = CommandError(
-    "This mail does not show that it answers one of my mails, so I did not act on it "
-    "(anyone can put your address in From).",
-    "Reply to my latest mail about the game, keeping its subject and sending it to its Reply-To address.",
+    phrase(
+        "This mail does not show that it answers one of my mails, so I did not act on it "
+        "(anyone can put your address in From)."
+    ),
+    phrase("Reply to my latest mail about the game, keeping its subject and sending it to its Reply-To address."),
     code="trust.no_proof",
 )
 STALE = CommandError(
-    "This mail answers an older mail of mine, and your settings have changed since, so I did not "
-    "act on it (a copy of an old mail must not undo what you did later).",
-    "Reply to my latest mail, or to this one, and write the command again.",
+    phrase(
+        "This mail answers an older mail of mine, and your settings have changed since, so I did not "
+        "act on it (a copy of an old mail must not undo what you did later)."
+    ),
+    phrase("Reply to my latest mail, or to this one, and write the command again."),
     code="trust.stale",
 )
 
@@ -148,9 +153,12 @@ def _run_line(ctx: Context, line: Line, trusted: bool = False) -> None:
     if game is not None and command.needs_current_board:
         if trust.outdated(ctx.evidence, game.id):
             raise CommandError(
-                f"Your mail answers an older board of game #{game.id}; the game has changed since, "
-                "so I did not apply it to a position you have not seen.",
-                "Here is the board as it stands: reply to this mail if you still want to play.",
+                phrase(
+                    "Your mail answers an older board of game #{game}; the game has changed since, "
+                    "so I did not apply it to a position you have not seen.",
+                    game=game.id,
+                ),
+                phrase("Here is the board as it stands: reply to this mail if you still want to play."),
                 game=game,
                 code="trust.outdated_board",
                 params={"game": game.id},

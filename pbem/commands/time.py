@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from engine.phrases import phrase
 from pbem import clock, notify
 from pbem import games as G
 from pbem.commands.base import Call, Command, Context, register
@@ -47,8 +48,8 @@ class Timezone(Command):
         args = call.args
         if len(args) != 1:
             raise CommandError(
-                "Please give one time zone, written as Region/City.",
-                "Write e.g. timezone Europe/Rome or timezone America/New_York.",
+                phrase("Please give one time zone, written as Region/City."),
+                phrase("Write e.g. {example} or {other}.", example="timezone Europe/Rome", other="timezone America/New_York"),
             )
         name = clock.parse_zone(args[0])
         ctx.player.timezone = name
@@ -78,7 +79,10 @@ class Vacation(Command):
     def run(self, ctx: Context, call: Call) -> None:
         args = call.args
         if len(args) != 1 or not args[0].isdigit():
-            raise CommandError("Please give the number of days, as a whole number.", "Write e.g. vacation 10.")
+            raise CommandError(
+                phrase("Please give the number of days, as a whole number."),
+                phrase("Write e.g. {example}.", example="vacation 10"),
+            )
         settings, at = ctx.settings, now()
         allowance = settings.vacation_days_per_year
         vacation = clock.start_vacation(ctx.session, ctx.player, int(args[0]), at, allowance)

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pbem import clock
+from pbem.i18n import speaker
 
 ROME, NEW_YORK = ZoneInfo("Europe/Rome"), ZoneInfo("America/New_York")
 
@@ -110,12 +111,26 @@ def test_running_time_to_the_deadline_is_exactly_the_budget(days, offset, raw, w
 
 def test_left_reads_in_whole_days_then_hours() -> None:
     at = utc(2026, 1, 1)
-    assert clock.left(at + timedelta(days=7) - timedelta(minutes=3), at) == "7 days left"
-    assert clock.left(at + timedelta(days=2, hours=20), at) == "2 days left"
-    assert clock.left(at + timedelta(hours=47), at) == "47 hours left"
-    assert clock.left(at + timedelta(minutes=90), at) == "1 hour left"
-    assert clock.left(at + timedelta(minutes=9), at) == "less than an hour left"
-    assert clock.left(at - timedelta(minutes=9), at) == "no time left"
+    assert str(clock.left(at + timedelta(days=7) - timedelta(minutes=3), at)) == "7 days left"
+    assert str(clock.left(at + timedelta(days=2, hours=20), at)) == "2 days left"
+    assert str(clock.left(at + timedelta(hours=47), at)) == "47 hours left"
+    assert str(clock.left(at + timedelta(minutes=90), at)) == "1 hour left"
+    assert str(clock.left(at + timedelta(minutes=9), at)) == "less than an hour left"
+    assert str(clock.left(at - timedelta(minutes=9), at)) == "no time left"
+
+
+def test_remaining_is_left_without_the_word() -> None:
+    at = utc(2026, 1, 1)
+    for minutes in range(-30, 60 * 24 * 9, 17):
+        until = at + timedelta(minutes=minutes)
+        assert str(clock.remaining(until, at)) == str(clock.left(until, at)).removesuffix(" left")
+
+
+@given(st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2100, 1, 1), timezones=st.just(UTC)),
+       st.sampled_from([UTC, ROME, NEW_YORK, ZoneInfo("Asia/Kolkata")]))
+def test_the_english_speaker_writes_a_moment_as_when_does(at: datetime, tz) -> None:  # noqa: ANN001
+    """The mails get the moment itself (`local`) and speak it: English reads as it always has."""
+    assert speaker("en").moment(clock.local(at, tz)) == clock.when(at, tz)
 
 
 def test_zone_names_are_checked_with_a_suggestion() -> None:
@@ -124,10 +139,10 @@ def test_zone_names_are_checked_with_a_suggestion() -> None:
     assert clock.parse_zone("utc") == "UTC"
     with pytest.raises(clock.ClockError) as err:
         clock.parse_zone("Europe/Roma")
-    assert "Did you mean Europe/Rome" in err.value.hint
+    assert "Did you mean Europe/Rome" in str(err.value.hint)
     with pytest.raises(clock.ClockError) as err:
         clock.parse_zone("CEST+2")
-    assert "Region/City" in err.value.hint
+    assert "Region/City" in str(err.value.hint)
 
 
 def test_time_control_range_and_weekends() -> None:
