@@ -1,15 +1,18 @@
 """The HTML part of a mail: the text part's own words, with the boards drawn as tables.
 
 Nothing is worded twice. Each section's text template is rendered once more for the
-HTML part, unwrapped, with two things swapped in its data: every game's `board` becomes
-a marker line and every example move a marked word. The text that comes out is cut
-into blocks (paragraphs, indented lines, the separator, the footer), the marker line
-becomes the game's board (`pbem.boards.grid`, drawn by `templates/html/_board.html`),
-and example moves and the commands a mail tells to write become `<code>`. The frame
-(`_mail.txt`) is rendered the same way with a marker per section, so its words too are
-the text part's. `templates/html/_mail.html` lays the blocks out; Jinja2 escapes every
-word (autoescape), and css-inline moves the stylesheet into style attributes, keeping
-the `@media (prefers-color-scheme: dark)` rules in the head for the clients that read it.
+HTML part, unwrapped and in the reader's language, with three things swapped: every
+game's `board` becomes a marker line, every example move a marked word, and `keep` (the
+templates' mark of an example command) marks the command instead of guarding it from the
+wrapper. The text that comes out is cut into blocks (paragraphs, indented lines, the
+separator, the footer), the marker line becomes the game's board (`pbem.boards.grid`,
+drawn by `templates/html/_board.html`), and example moves and the commands the templates
+marked become `<code>`: no English word tells where a command is, so any language works.
+The frame (`_mail.txt`) is rendered the same way with a marker per section, so its words
+too are the text part's. `templates/html/_mail.html` lays the blocks out; Jinja2 escapes
+every word (autoescape), and css-inline moves the stylesheet into style attributes,
+keeping the `@media (prefers-color-scheme: dark)` rules in the head for the clients that
+read it.
 """
 
 from __future__ import annotations
@@ -21,38 +24,57 @@ from typing import Any
 import css_inline
 from markupsafe import Markup
 
+from pbem.i18n import DEFAULT, known
 from pbem.templates import Templates
 
 BOARD = "\ue010board {}\ue010"  # a line of its own where a text template prints a board
 SECTION = "\ue010section {}\ue010"  # where the frame prints a section
 MOVE_OPEN, MOVE_CLOSE = "\ue011", "\ue012"  # around an example move
+CODE_OPEN, CODE_CLOSE = "\ue013", "\ue014"  # around an example command (`keep` in a template)
 # (pbem.templates keeps U+E000 and U+E001 for the example commands it never breaks)
 _MARKER = re.compile("^\ue010(board|section) (\\d+)\ue010$")
 _INLINER = css_inline.CSSInliner(keep_at_rules=True, minify_css=True, load_remote_stylesheets=False)
-
+#: the quotation marks around a command, opening -> closing: they go, the command is `<code>`
+QUOTES = {'"': '"', "\u201c": "\u201d", "\u201e": "\u201c", "\u00ab": "\u00bb", "\u300c": "\u300d", "\u300e": "\u300f"}
+_MARKS = "\ue010-\ue014"
 _CODE = re.compile(
-    "\ue011(?P<move>[^\ue012]*)\ue012"  # an example move
-    '|"(?P<quoted>[^"\\s][^"]{0,58})"'  # a command in quotes: write "draw"
-    r"|(?P<eg>\be\.g\.\s{2,})(?P<egs>.+)$"  # e.g.  c4   or   a7-c6
-    r"|(?P<wr>\b[Ww]rite: )(?P<wrs>[^.]+)"  # write: board, history, help.
+    f"(?P<open>[{re.escape(''.join(QUOTES))}]?)"  # a quote before a command, dropped with its pair
+    f"{CODE_OPEN}(?P<code>[^{CODE_CLOSE}]*){CODE_CLOSE}"  # an example command (`keep`)
+    f"(?P<close>[{re.escape(''.join(sorted(set(QUOTES.values()))))}]?)"
+    f"|{MOVE_OPEN}(?P<move>[^{MOVE_CLOSE}]*){MOVE_CLOSE}"  # an example move
+    # what a mail quotes of the player's own words ("I could not do "move z9""), in plain
+    # quotes as a template writes a field: not a guess at a command from the words around it
+    f'|"(?P<quoted>[^"\\s{_MARKS}][^"{_MARKS}]{{0,58}})"'
 )
-_SPLIT = re.compile(r"\s{2,}(?:or\s{2,})?")
-_DRAWN: dict[int, tuple[dict[str, Any], str, Markup]] = {}  # id(grid) -> (grid, kind, its table)
+_SPACES = re.compile(r"\s{2,}")  # the text part's gaps around examples: one space in HTML
+_DRAWN: dict[tuple[int, str], tuple[dict[str, Any], str, Markup]] = {}  # (id(grid), language) -> (grid, kind, table)
 _DRAWN_MAX = 64
+#: the `lang` of the page, where the code alone says too little
+HTML_LANG = {"zh": "zh-Hans"}
 
 
-def _drawn(templates: Templates, game: dict[str, Any]) -> Markup:
-    """The board of a game view as HTML, drawn once per grid: the views of one version of a
-    game share their grid (`pbem.present`), so the mover's mail and the opponent's draw it once.
-    The entry keeps the grid itself, so its id is not reused while cached."""
+def keep(*words: object) -> str:
+    """The HTML part's `keep` (in place of `pbem.templates.keep`): an example command marked
+    for `<code>`, or an example move, marked already, left as it is."""
+    text = " ".join(" ".join(str(w) for w in words).split())
+    if text.startswith(MOVE_OPEN) and text.endswith(MOVE_CLOSE) and text.count(MOVE_OPEN) == 1:
+        return text
+    return f"{CODE_OPEN}{text}{CODE_CLOSE}"
+
+
+def _drawn(templates: Templates, game: dict[str, Any], language: str = DEFAULT) -> Markup:
+    """The board of a game view as HTML, drawn once per grid and language: the views of one
+    version of a game share their grid (`pbem.present`), so the mover's mail and the
+    opponent's draw it once. The entry keeps the grid itself, so its id is not reused while
+    cached."""
     grid, kind = game["grid"], game.get("kind")
-    found = _DRAWN.get(id(grid))
+    found = _DRAWN.get((id(grid), language))
     if found is not None and found[0] is grid and found[1] == kind:
         return found[2]
-    html = templates.html_env.get_template("_board.html").module.board(game)
+    html = templates.html_environment(language).get_template("_board.html").module.board(game)
     if len(_DRAWN) >= _DRAWN_MAX:
         _DRAWN.clear()
-    _DRAWN[id(grid)] = (grid, kind, html)
+    _DRAWN[(id(grid), language)] = (grid, kind, html)
     return html
 
 
@@ -67,31 +89,45 @@ def _boarded(value: Any, boards: list[dict[str, Any]]) -> Any:
     return value
 
 
+def _unmarked(text: str) -> str:
+    return re.sub(f"[{_MARKS}]", "", text)
+
+
 def tokens(line: str) -> list[tuple[str, str]]:
     """A line of prose as (text, kind) pieces: kind "" for words, "move" for an example move
-    (shown boldly: a legal move one can copy), "code" for a command the mail tells to write."""
+    (shown boldly: a legal move one can copy), "code" for a command the template marked with
+    `keep` (its quotes left out) or the player's own words in plain quotes."""
     pieces: list[tuple[str, str]] = []
     at = 0
     for found in _CODE.finditer(line):
-        pieces.append((line[at : found.start()], ""))
-        if found["move"] is not None:
+        before = line[at : found.start()]
+        if found["code"] is not None:
+            opened, closed = found["open"], found["close"]
+            paired = bool(opened) and QUOTES[opened] == closed
+            pieces.append((before + ("" if paired else opened), ""))
+            code = found["code"]
+            pieces.append((_unmarked(code), "move" if MOVE_OPEN in code else "code"))
+            if not paired and closed:
+                pieces.append((closed, ""))
+        elif found["move"] is not None:
+            pieces.append((before, ""))
             pieces.append((found["move"], "move"))
-        elif found["quoted"] is not None:
-            pieces.append((found["quoted"], "code"))
         else:
-            lead, listed = (found["eg"], found["egs"]) if found["eg"] else (found["wr"], found["wrs"])
-            moves = MOVE_OPEN in listed
-            pieces.append((lead.rstrip() + " ", ""))
-            words = _SPLIT.split(listed.replace(MOVE_OPEN, "").replace(MOVE_CLOSE, "")) if found["eg"] else [
-                w.strip() for w in listed.split(",")
-            ]
-            for n, word in enumerate(w for w in words if w):
-                if n:
-                    pieces.append((" or " if found["eg"] else ", ", ""))
-                pieces.append((word, "move" if moves else "code"))
+            pieces.append((before, ""))
+            pieces.append((found["quoted"], "code"))
         at = found.end()
     pieces.append((line[at:], ""))
-    return [(text, code) for text, code in pieces if text]
+    joined: list[tuple[str, str]] = []
+    for text, kind in pieces:
+        if not kind:
+            text = _SPACES.sub(" ", _unmarked(text))
+        if not text:
+            continue
+        if joined and not kind and not joined[-1][1]:
+            joined[-1] = (joined[-1][0] + text, "")
+        else:
+            joined.append((text, kind))
+    return joined
 
 
 def blocks(text: str, boards: Sequence[dict[str, Any]], sections: Sequence[list] = ()) -> list[dict[str, Any]]:
@@ -123,7 +159,7 @@ def blocks(text: str, boards: Sequence[dict[str, Any]], sections: Sequence[list]
         elif line.strip() == "* * *":
             out.append({"kind": "rule"})
         elif line.startswith("  "):
-            add("pre", line)
+            add("pre", _unmarked(line))  # kept as it is, without the marks of its examples
         else:
             add("p", tokens(line))
     return [b for b in out if b["kind"] != "gap"]
@@ -134,21 +170,30 @@ def render(
     sections: Sequence[tuple[str, dict[str, Any]]],
     frame: dict[str, Any],
     subject: str,
+    *,
+    language: str = DEFAULT,
 ) -> str:
     """The HTML part of a mail of `sections` ((template, data) each) in the frame `_mail.txt`
-    (rendered with `frame` as its data), titled `subject`: styles inlined, ready to send."""
+    (rendered with `frame` as its data), titled `subject`, in `language`: styles inlined,
+    ready to send."""
+    language = known(language)
     parts = []
     for name, data in sections:
         boards: list[dict[str, Any]] = []
         shown = {key: _boarded(value, boards) for key, value in data.items()}
-        body = templates.render(name, wrap=False, **shown).body
+        body = templates.render(name, wrap=False, language=language, **{**shown, "keep": keep}).body
         parts.append(blocks(body, boards))
     marks = [SECTION.format(n) for n in range(len(parts))]
-    framed = templates.render("_mail.txt", wrap=False, **{**frame, "sections": marks}).body
+    framed = templates.render(
+        "_mail.txt", wrap=False, language=language, **{**frame, "sections": marks, "keep": keep}
+    ).body
     for part in parts:
         for block in part:
             if block["kind"] == "board":
-                block["html"] = _drawn(templates, block["game"])
-    page = templates.html("_mail.html", blocks=blocks(framed, [], parts), subject=subject)
+                block["html"] = _drawn(templates, block["game"], language)
+    page = templates.html(
+        "_mail.html", language=language, blocks=blocks(framed, [], parts), subject=subject,
+        lang=HTML_LANG.get(language, language),
+    )
     # ASCII, other letters as character references, so the part can travel as 7bit, unencoded
     return _INLINER.inline(page).encode("ascii", "xmlcharrefreplace").decode("ascii")

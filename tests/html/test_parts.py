@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 from sqlmodel import Session, select
 
-from pbem.htmlmail import MOVE_CLOSE, MOVE_OPEN, tokens
+from pbem.htmlmail import MOVE_CLOSE, MOVE_OPEN, keep, tokens
 from pbem.mail.outbound import build
 from pbem.models import Player
 from tests.service.mailer import compose, reply_to, text
@@ -58,11 +58,18 @@ def test_without_html_the_mail_is_plain_text_as_before() -> None:
 def test_example_moves_and_commands_become_code() -> None:
     line = f"Reply with your move on the first line, e.g.  {MOVE_OPEN}b1{MOVE_CLOSE}   or   {MOVE_OPEN}a1-c1{MOVE_CLOSE}"
     assert [(t, kind) for t, kind in tokens(line) if kind] == [("b1", "move"), ("a1-c1", "move")]
-    assert tokens('write "draw" to accept it') == [("write ", ""), ("draw", "code"), (" to accept it", "")]
-    assert [t for t, code in tokens("You can also write: board, history, help.") if code] == ["board", "history", "help"]
-    assert [t for t, code in tokens("For a return match, write e.g.  challenge ataxx bob@example.org") if code] == [
-        "challenge ataxx bob@example.org"
-    ]
+    assert tokens(line)[0] == ("Reply with your move on the first line, e.g. ", "")  # the text part's gap: one space
+    # the commands a template marked with keep(), whatever the words around them: quotes go with them
+    assert tokens(f'write "{keep("draw")}" to accept it') == [("write ", ""), ("draw", "code"), (" to accept it", "")]
+    assert tokens(f"scrivi \u00ab{keep('draw')}\u00bb") == [("scrivi ", ""), ("draw", "code")]
+    listed = f"You can also write: {keep('board')}, {keep('history')}, {keep('help')}."
+    assert [t for t, code in tokens(listed) if code] == ["board", "history", "help"]
+    assert [t for t, code in tokens(f"For a return match, write e.g.  {keep('challenge', 'ataxx', 'bob@example.org')}")
+            if code] == ["challenge ataxx bob@example.org"]
+    assert tokens(keep(f"{MOVE_OPEN}c4{MOVE_CLOSE}")) == [("c4", "move")]  # an example move kept stays a move
+    # no English word makes a command of what follows it
+    assert [t for t, code in tokens("You can also write: board, history, help.") if code] == []
+    assert tokens('I could not do "move z9":') == [("I could not do ", ""), ("move z9", "code"), (":", "")]
     assert "".join(t for t, _ in tokens("Nothing to mark here.")) == "Nothing to mark here."
 
 
