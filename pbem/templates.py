@@ -61,8 +61,9 @@ def keep(*words: object) -> str:
     across lines, and kept on one line with the word before it, so no wrapped line starts
     with it (a line of ours must not read as a command when a client quotes without `>`).
     Wide letters (a Korean or Chinese command word) are joined so no break falls between."""
-    kept = _KEEP.join(" ".join(str(w) for w in words).split())
-    if not kept.isascii():
+    said = " ".join(str(w) for w in words)
+    kept = _KEEP.join(said.split())
+    if not said.isascii():  # the letters, not the marks: `_KEEP` itself is not ASCII
         kept = textwidth.JOIN.join(kept)
     return _GLUE + kept
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pbem.commands.base import Call, Command, Context, register
 from pbem.errors import CommandError
+from pbem.i18n import N_
 from pbem.present import sample_views
 
 
@@ -16,8 +17,8 @@ class Name(Command):
     """
 
     name = "name"
-    syntax = "name NEW NAME"
-    summary = "set the name shown to other players"
+    syntax = N_("name NEW NAME")
+    summary = N_("set the name shown to other players")
 
     requires_proof = True
     needs_current_records = True
@@ -50,8 +51,8 @@ class Format(Command):
     """
 
     name = "format"
-    syntax = "format html|text"
-    summary = "mails with an HTML board (html), or plain text only (text)"
+    syntax = N_("format html|text")
+    summary = N_("mails with an HTML board (html), or plain text only (text)")
     max_args = 1
 
     requires_proof = True  # a setting of the sender's own, as name and timezone are
@@ -78,8 +79,8 @@ class Display(Command):
 
     name = "display"
     aliases = ("test",)
-    syntax = "display"
-    summary = "a sample board of each game, to check how my mails look"
+    syntax = N_("display")
+    summary = N_("a sample board of each game, to check how my mails look")
     max_args = 0
 
     def run(self, ctx: Context, call: Call) -> None:

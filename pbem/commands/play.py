@@ -6,6 +6,7 @@ from pbem import clock, notify
 from pbem import games as G
 from pbem.commands.base import Call, Command, Context, register
 from pbem.errors import CommandError, GameError
+from pbem.i18n import N_
 from pbem.wallclock import now
 
 
@@ -27,8 +28,8 @@ class MoveCommand(_GameAction):
     """
 
     name = "move"
-    syntax = "move [ID] MOVE"
-    summary = "play a move (a move alone on a line works too)"
+    syntax = N_("move [ID] MOVE")
+    summary = N_("play a move (a move alone on a line works too)")
 
     def run(self, ctx: Context, call: Call) -> None:
         if not call.args:
@@ -53,8 +54,8 @@ class Pass(_GameAction):
     """
 
     name = "pass"
-    syntax = "pass [ID]"
-    summary = "skip your turn, where the rules allow it"
+    syntax = N_("pass [ID]")
+    summary = N_("skip your turn, where the rules allow it")
 
     def run(self, ctx: Context, call: Call) -> None:
         play_move(ctx, call.game, "pass")
@@ -68,8 +69,8 @@ class Resign(_GameAction):
     """
 
     name = "resign"
-    syntax = "resign [ID]"
-    summary = "give up a game"
+    syntax = N_("resign [ID]")
+    summary = N_("give up a game")
 
     def run(self, ctx: Context, call: Call) -> None:
         game = call.game
@@ -88,8 +89,8 @@ class Draw(_GameAction):
     """
 
     name = "draw"
-    syntax = "draw [ID]"
-    summary = "offer a draw, or accept one"
+    syntax = N_("draw [ID]")
+    summary = N_("offer a draw, or accept one")
 
     def run(self, ctx: Context, call: Call) -> None:
         game = call.game
@@ -119,8 +120,8 @@ class NoDraw(_GameAction):
 
     name = "nodraw"
     aliases = ("no-draw", "decline-draw")
-    syntax = "nodraw [ID]"
-    summary = "refuse a draw offer"
+    syntax = N_("nodraw [ID]")
+    summary = N_("refuse a draw offer")
 
     def run(self, ctx: Context, call: Call) -> None:
         game = call.game

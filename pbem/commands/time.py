@@ -8,6 +8,7 @@ from pbem import clock, notify
 from pbem import games as G
 from pbem.commands.base import Call, Command, Context, register
 from pbem.errors import CommandError
+from pbem.i18n import N_
 from pbem.present import game_view
 from pbem.wallclock import now
 
@@ -37,8 +38,8 @@ class Timezone(Command):
     """
 
     name = "timezone"
-    syntax = "timezone ZONE"
-    summary = "show deadlines in your time zone"
+    syntax = N_("timezone ZONE")
+    summary = N_("show deadlines in your time zone")
 
     requires_proof = True
     needs_current_records = True
@@ -69,8 +70,8 @@ class Vacation(Command):
     """
 
     name = "vacation"
-    syntax = "vacation DAYS"
-    summary = "pause your clocks for some days"
+    syntax = N_("vacation DAYS")
+    summary = N_("pause your clocks for some days")
 
     requires_proof = True
     needs_current_records = True
@@ -102,8 +103,8 @@ class Back(Command):
     """
 
     name = "back"
-    syntax = "back"
-    summary = "end your vacation early"
+    syntax = N_("back")
+    summary = N_("end your vacation early")
 
     requires_proof = True
     needs_current_records = True
