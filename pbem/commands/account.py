@@ -17,6 +17,7 @@ class Name(Command):
     """
 
     name = "name"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("name NEW NAME")
     summary = N_("set the name shown to other players")
 
@@ -51,6 +52,7 @@ class Format(Command):
     """
 
     name = "format"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("format html|text")
     summary = N_("mails with an HTML board (html), or plain text only (text)")
     max_args = 1
@@ -79,6 +81,7 @@ class Display(Command):
 
     name = "display"
     aliases = ("test",)
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("display")
     summary = N_("a sample board of each game, to check how my mails look")
     max_args = 0

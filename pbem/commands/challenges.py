@@ -88,6 +88,7 @@ class ChallengeCommand(Command):
 
     name = "challenge"
     aliases = ("newgame",)
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("challenge GAME [OPPONENT] [option=value ...]")
     summary = N_("invite someone to a game, or anyone")
 
@@ -193,6 +194,7 @@ class Accept(Command):
     """
 
     name = "accept"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("accept ID")
     summary = N_("say yes to a challenge; the game starts")
     requires_proof = True
@@ -226,6 +228,7 @@ class Decline(Command):
     """
 
     name = "decline"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("decline ID")
     summary = N_("say no to a challenge to you")
 
@@ -250,6 +253,7 @@ class Withdraw(Command):
     """
 
     name = "withdraw"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("withdraw ID")
     summary = N_("take back a challenge of yours")
 

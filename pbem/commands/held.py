@@ -34,6 +34,7 @@ class Confirm(Command):
     """
 
     name = "confirm"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("confirm")
     summary = N_("do what a mail held for confirmation asked")
     requires_proof = True

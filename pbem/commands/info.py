@@ -28,6 +28,7 @@ class Help(Command):
 
     name = "help"
     aliases = ("?", "hilfe", "aide", "ayuda", "aiuto")
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("help [COMMAND | all]")
     summary = N_("this list, or the details of one command")
 
@@ -70,6 +71,7 @@ class Rules(Command):
     """
 
     name = "rules"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("rules GAME")
     summary = N_("the rules of a game and its options")
 
@@ -100,6 +102,7 @@ class Games(Command):
 
     name = "games"
     aliases = ("mygames",)
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("games")
     summary = N_("your games in progress and whose move it is")
 
@@ -122,6 +125,7 @@ class Open(Command):
     """List the open challenges that anyone may accept."""
 
     name = "open"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("open")
     summary = N_("the open challenges anyone may take")
 
@@ -148,6 +152,7 @@ class Board(Command):
     """
 
     name = "board"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("board [ID]")
     summary = N_("the current board of a game")
     takes_game = True
@@ -170,6 +175,7 @@ class History(Command):
 
     name = "history"
     aliases = ("moves",)
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("history [ID] [full]")
     summary = N_("the moves of a game so far")
     takes_game = True

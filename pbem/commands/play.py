@@ -28,6 +28,7 @@ class MoveCommand(_GameAction):
     """
 
     name = "move"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("move [ID] MOVE")
     summary = N_("play a move (a move alone on a line works too)")
 
@@ -54,6 +55,7 @@ class Pass(_GameAction):
     """
 
     name = "pass"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("pass [ID]")
     summary = N_("skip your turn, where the rules allow it")
 
@@ -69,6 +71,7 @@ class Resign(_GameAction):
     """
 
     name = "resign"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("resign [ID]")
     summary = N_("give up a game")
 
@@ -89,6 +92,7 @@ class Draw(_GameAction):
     """
 
     name = "draw"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("draw [ID]")
     summary = N_("offer a draw, or accept one")
 
@@ -120,6 +124,7 @@ class NoDraw(_GameAction):
 
     name = "nodraw"
     aliases = ("no-draw", "decline-draw")
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("nodraw [ID]")
     summary = N_("refuse a draw offer")
 

@@ -46,6 +46,7 @@ class RecordCommand(Command):
 
     name = "record"
     aliases = ("export", "sgf")
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("record [ID]")
     summary = N_("the game record, attached (SGF for Capture Go)")
 
@@ -65,6 +66,7 @@ class Ratings(Command):
 
     name = "ratings"
     aliases = ("rating",)
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("ratings GAME")
     summary = N_("the rating list of a game type")
 
@@ -84,6 +86,7 @@ class Stats(Command):
 
     name = "stats"
     aliases = ("statistics",)
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("stats [GAME]")
     summary = N_("how many games were won by each side")
 
@@ -103,6 +106,7 @@ class Watch(Command):
 
     name = "watch"
     aliases = ("observe", "follow")
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("watch ID")
     summary = N_("get every new board of someone else's game")
 
@@ -128,6 +132,7 @@ class Unwatch(Command):
 
     name = "unwatch"
     aliases = ("unobserve", "unfollow")
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("unwatch ID")
     summary = N_("stop getting a game's boards")
 

@@ -38,6 +38,7 @@ class Timezone(Command):
     """
 
     name = "timezone"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("timezone ZONE")
     summary = N_("show deadlines in your time zone")
 
@@ -70,6 +71,7 @@ class Vacation(Command):
     """
 
     name = "vacation"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("vacation DAYS")
     summary = N_("pause your clocks for some days")
 
@@ -103,6 +105,7 @@ class Back(Command):
     """
 
     name = "back"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("back")
     summary = N_("end your vacation early")
 
