@@ -61,8 +61,9 @@ def keep(*words: object) -> str:
     across lines, and kept on one line with the word before it, so no wrapped line starts
     with it (a line of ours must not read as a command when a client quotes without `>`).
     Wide letters (a Korean or Chinese command word) are joined so no break falls between."""
-    kept = _KEEP.join(" ".join(str(w) for w in words).split())
-    if not kept.isascii():
+    said = " ".join(str(w) for w in words)
+    kept = _KEEP.join(said.split())
+    if not said.isascii():  # the letters, not the marks: `_KEEP` itself is not ASCII
         kept = textwidth.JOIN.join(kept)
     return _GLUE + kept
 
@@ -96,6 +97,9 @@ def _examples(line: str, guard: Callable[[str], bool]) -> str:
     return _AFTER_LEAD.sub(after, _QUOTED.sub(quoted, line))
 
 
+_ITEM = re.compile(r"(?:-|\d{1,2}\.) (?=\S)")
+
+
 def _wrap(line: str, guard: Callable[[str], bool], width: int = WIDTH) -> list[str]:
     """Prose lines wrapped to `width`, keeping indents; boards are narrower and pass untouched.
 
@@ -110,6 +114,9 @@ def _wrap(line: str, guard: Callable[[str], bool], width: int = WIDTH) -> list[s
     if _GLUE in line:
         line = _GLUED.sub(lambda m: _KEEP * len(m.group(1)) + m.group(2), line)
     indent = line[: len(line) - len(line.lstrip())]
+    item = _ITEM.match(line, len(indent))
+    if item:  # a list item ("- ...", "1. ..."): its later lines stand under its text
+        indent += " " * len(item.group(0))
     for narrower in range(width, width - 16, -1):
         lines = textwidth.wrap(line, narrower, indent)
         if not any(guard(_unkept(part).strip()) for part in lines[1:]):

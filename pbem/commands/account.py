@@ -5,6 +5,7 @@ from __future__ import annotations
 from engine.phrases import phrase
 from pbem.commands.base import Call, Command, Context, register
 from pbem.errors import CommandError
+from pbem.i18n import N_
 from pbem.present import sample_views
 
 
@@ -17,8 +18,9 @@ class Name(Command):
     """
 
     name = "name"
-    syntax = "name NEW NAME"
-    summary = "set the name shown to other players"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("name NEW NAME")
+    summary = N_("set the name shown to other players")
 
     requires_proof = True
     needs_current_records = True
@@ -53,8 +55,9 @@ class Format(Command):
     """
 
     name = "format"
-    syntax = "format html|text"
-    summary = "mails with an HTML board (html), or plain text only (text)"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("format html|text")
+    summary = N_("mails with an HTML board (html), or plain text only (text)")
     max_args = 1
 
     requires_proof = True  # a setting of the sender's own, as name and timezone are
@@ -82,8 +85,9 @@ class Display(Command):
 
     name = "display"
     aliases = ("test",)
-    syntax = "display"
-    summary = "a sample board of each game, to check how my mails look"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("display")
+    summary = N_("a sample board of each game, to check how my mails look")
     max_args = 0
 
     def run(self, ctx: Context, call: Call) -> None:

@@ -75,7 +75,9 @@ class Call:
 class Command:
     """The base of every command; subclasses set the class attributes and `run`.
 
-    The class docstring is the command's help text (`help COMMAND`).
+    `help COMMAND` shows `templates/commands/<name>.txt`, the translatable help; the class
+    docstring says the same for developers, and is shown where a command has no template.
+    `syntax` and `summary` are msgids (`N_`), translated where `help` shows them.
     """
 
     name: ClassVar[str]
@@ -108,7 +110,7 @@ class Command:
         lines: list[str] = []
         prose: list[str] = []
         text = inspect.cleandoc(cls.__doc__ or cls.summary)
-        text = text.replace("{games}", ", ".join(engine.names())).replace("{variants}", _variants())
+        text = text.replace("{games}", ", ".join(engine.names())).replace("{variants}", variants())
         for line in [*text.splitlines(), ""]:
             if line.strip() and not line.lstrip().startswith(("Write:", "or:")):
                 prose.append(line.strip())
@@ -120,7 +122,7 @@ class Command:
         return "\n".join(lines).strip()
 
 
-def _variants() -> str:
+def variants() -> str:
     """The games by family, as a challenge's `variant=` may switch among them."""
     families: dict[str, list[str]] = {}
     for name in engine.names():

@@ -19,6 +19,7 @@ from pbem.commands.args import require_id
 from pbem.commands.base import Call, Command, Context, register
 from pbem.commands.time import time_control
 from pbem.errors import CommandError
+from pbem.i18n import N_
 from pbem.models import Challenge, Outbox, Player
 from pbem.present import challenge_view
 from pbem.wallclock import now
@@ -91,8 +92,9 @@ class ChallengeCommand(Command):
 
     name = "challenge"
     aliases = ("newgame",)
-    syntax = "challenge GAME [OPPONENT] [option=value ...]"
-    summary = "invite someone to a game, or anyone"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("challenge GAME [OPPONENT] [option=value ...]")
+    summary = N_("invite someone to a game, or anyone")
 
     requires_proof = True
     needs_current_records = True
@@ -213,8 +215,9 @@ class Accept(Command):
     """
 
     name = "accept"
-    syntax = "accept ID"
-    summary = "say yes to a challenge; the game starts"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("accept ID")
+    summary = N_("say yes to a challenge; the game starts")
     requires_proof = True
 
     def run(self, ctx: Context, call: Call) -> None:
@@ -252,8 +255,9 @@ class Decline(Command):
     """
 
     name = "decline"
-    syntax = "decline ID"
-    summary = "say no to a challenge to you"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("decline ID")
+    summary = N_("say no to a challenge to you")
 
     requires_proof = True
 
@@ -276,8 +280,9 @@ class Withdraw(Command):
     """
 
     name = "withdraw"
-    syntax = "withdraw ID"
-    summary = "take back a challenge of yours"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("withdraw ID")
+    summary = N_("take back a challenge of yours")
 
     requires_proof = True
 

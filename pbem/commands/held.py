@@ -18,6 +18,7 @@ from pbem import players, trust
 from pbem.commands import base
 from pbem.commands.base import Call, Command, Context, register
 from pbem.commands.reader import Line, classify
+from pbem.i18n import N_
 from pbem.models import HeldMail
 from pbem.wallclock import now
 
@@ -33,8 +34,9 @@ class Confirm(Command):
     """
 
     name = "confirm"
-    syntax = "confirm"
-    summary = "do what a mail held for confirmation asked"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("confirm")
+    summary = N_("do what a mail held for confirmation asked")
     requires_proof = True
     max_args = 0
 

@@ -11,7 +11,9 @@ from engine.phrases import phrase
 from pbem import games as G
 from pbem.commands import base
 from pbem.commands.base import Call, Command, Context, register
+from pbem.commands.words import WORDS
 from pbem.errors import CommandError
+from pbem.i18n import N_
 from pbem.models import Challenge
 from pbem.present import challenge_view, game_view
 
@@ -27,14 +29,15 @@ class Help(Command):
 
     name = "help"
     aliases = ("?", "hilfe", "aide", "ayuda", "aiuto")
-    syntax = "help [COMMAND | all]"
-    summary = "this list, or the details of one command"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("help [COMMAND | all]")
+    summary = N_("this list, or the details of one command")
 
     def run(self, ctx: Context, call: Call) -> None:
         args = call.args
         listed = sorted(base.commands(), key=_section)
         if args and args[0].lower() == "all":  # the whole list; the short one leads with what matters
-            ctx.reply("help_all.txt", commands=listed, games=_game_list())
+            ctx.reply("help_all.txt", commands=listed, games=_game_list(), words=WORDS)
             return
         if args:
             command = base.find(args[0])
@@ -43,9 +46,12 @@ class Help(Command):
                     phrase('There is no command "{command}".', command=args[0][:40]),
                     phrase("Write {command} for the list.", command="help"),
                 )
-            ctx.reply("help_command.txt", command=command, help=command.help())
+            ctx.reply(
+                "help_command.txt", command=command, help=command.help(), words=WORDS,
+                games=", ".join(engine.names()), variants=base.variants(),
+            )
             return
-        ctx.reply("help.txt", commands=listed, games=_game_list())
+        ctx.reply("help.txt", commands=listed, games=_game_list(), words=WORDS)
 
 
 # The help lists commands by what they are for: looking, starting, playing, records, time, you.
@@ -69,8 +75,9 @@ class Rules(Command):
     """
 
     name = "rules"
-    syntax = "rules GAME"
-    summary = "the rules of a game and its options"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("rules GAME")
+    summary = N_("the rules of a game and its options")
 
     def run(self, ctx: Context, call: Call) -> None:
         args = call.args
@@ -99,8 +106,9 @@ class Games(Command):
 
     name = "games"
     aliases = ("mygames",)
-    syntax = "games"
-    summary = "your games in progress and whose move it is"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("games")
+    summary = N_("your games in progress and whose move it is")
 
     max_args = 0
 
@@ -121,8 +129,9 @@ class Open(Command):
     """List the open challenges that anyone may accept."""
 
     name = "open"
-    syntax = "open"
-    summary = "the open challenges anyone may take"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("open")
+    summary = N_("the open challenges anyone may take")
 
     max_args = 0
 
@@ -147,8 +156,9 @@ class Board(Command):
     """
 
     name = "board"
-    syntax = "board [ID]"
-    summary = "the current board of a game"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("board [ID]")
+    summary = N_("the current board of a game")
     takes_game = True
 
     def run(self, ctx: Context, call: Call) -> None:
@@ -169,8 +179,9 @@ class History(Command):
 
     name = "history"
     aliases = ("moves",)
-    syntax = "history [ID] [full]"
-    summary = "the moves of a game so far"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("history [ID] [full]")
+    summary = N_("the moves of a game so far")
     takes_game = True
 
     def run(self, ctx: Context, call: Call) -> None:

@@ -7,6 +7,7 @@ from pbem import clock, notify
 from pbem import games as G
 from pbem.commands.base import Call, Command, Context, register
 from pbem.errors import CommandError, GameError
+from pbem.i18n import N_
 from pbem.wallclock import now
 
 
@@ -28,8 +29,9 @@ class MoveCommand(_GameAction):
     """
 
     name = "move"
-    syntax = "move [ID] MOVE"
-    summary = "play a move (a move alone on a line works too)"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("move [ID] MOVE")
+    summary = N_("play a move (a move alone on a line works too)")
 
     def run(self, ctx: Context, call: Call) -> None:
         if not call.args:
@@ -56,8 +58,9 @@ class Pass(_GameAction):
     """
 
     name = "pass"
-    syntax = "pass [ID]"
-    summary = "skip your turn, where the rules allow it"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("pass [ID]")
+    summary = N_("skip your turn, where the rules allow it")
 
     def run(self, ctx: Context, call: Call) -> None:
         play_move(ctx, call.game, "pass")
@@ -71,8 +74,9 @@ class Resign(_GameAction):
     """
 
     name = "resign"
-    syntax = "resign [ID]"
-    summary = "give up a game"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("resign [ID]")
+    summary = N_("give up a game")
 
     def run(self, ctx: Context, call: Call) -> None:
         game = call.game
@@ -91,8 +95,9 @@ class Draw(_GameAction):
     """
 
     name = "draw"
-    syntax = "draw [ID]"
-    summary = "offer a draw, or accept one"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("draw [ID]")
+    summary = N_("offer a draw, or accept one")
 
     def run(self, ctx: Context, call: Call) -> None:
         game = call.game
@@ -122,8 +127,9 @@ class NoDraw(_GameAction):
 
     name = "nodraw"
     aliases = ("no-draw", "decline-draw")
-    syntax = "nodraw [ID]"
-    summary = "refuse a draw offer"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("nodraw [ID]")
+    summary = N_("refuse a draw offer")
 
     def run(self, ctx: Context, call: Call) -> None:
         game = call.game

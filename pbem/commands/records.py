@@ -10,6 +10,7 @@ from pbem import watchers as W
 from pbem.commands.args import split_game
 from pbem.commands.base import Call, Command, Context, register
 from pbem.errors import CommandError
+from pbem.i18n import N_
 from pbem.models import Game
 from pbem.present import game_view
 from pbem.wallclock import now
@@ -48,8 +49,9 @@ class RecordCommand(Command):
 
     name = "record"
     aliases = ("export", "sgf")
-    syntax = "record [ID]"
-    summary = "the game record, attached (SGF for Capture Go)"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("record [ID]")
+    summary = N_("the game record, attached (SGF for Capture Go)")
 
     def run(self, ctx: Context, call: Call) -> None:
         args = call.args
@@ -67,8 +69,9 @@ class Ratings(Command):
 
     name = "ratings"
     aliases = ("rating",)
-    syntax = "ratings GAME"
-    summary = "the rating list of a game type"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("ratings GAME")
+    summary = N_("the rating list of a game type")
 
     def run(self, ctx: Context, call: Call) -> None:
         args = call.args
@@ -86,8 +89,9 @@ class Stats(Command):
 
     name = "stats"
     aliases = ("statistics",)
-    syntax = "stats [GAME]"
-    summary = "how many games were won by each side"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("stats [GAME]")
+    summary = N_("how many games were won by each side")
 
     def run(self, ctx: Context, call: Call) -> None:
         args = call.args
@@ -105,8 +109,9 @@ class Watch(Command):
 
     name = "watch"
     aliases = ("observe", "follow")
-    syntax = "watch ID"
-    summary = "get every new board of someone else's game"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("watch ID")
+    summary = N_("get every new board of someone else's game")
 
     requires_proof = True
     needs_current_records = True
@@ -130,8 +135,9 @@ class Unwatch(Command):
 
     name = "unwatch"
     aliases = ("unobserve", "unfollow")
-    syntax = "unwatch ID"
-    summary = "stop getting a game's boards"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("unwatch ID")
+    summary = N_("stop getting a game's boards")
 
     requires_proof = True
     needs_current_records = True

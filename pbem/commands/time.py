@@ -9,6 +9,7 @@ from pbem import clock, notify
 from pbem import games as G
 from pbem.commands.base import Call, Command, Context, register
 from pbem.errors import CommandError
+from pbem.i18n import N_
 from pbem.present import game_view
 from pbem.wallclock import now
 
@@ -38,8 +39,9 @@ class Timezone(Command):
     """
 
     name = "timezone"
-    syntax = "timezone ZONE"
-    summary = "show deadlines in your time zone"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("timezone ZONE")
+    summary = N_("show deadlines in your time zone")
 
     requires_proof = True
     needs_current_records = True
@@ -70,8 +72,9 @@ class Vacation(Command):
     """
 
     name = "vacation"
-    syntax = "vacation DAYS"
-    summary = "pause your clocks for some days"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("vacation DAYS")
+    summary = N_("pause your clocks for some days")
 
     requires_proof = True
     needs_current_records = True
@@ -106,8 +109,9 @@ class Back(Command):
     """
 
     name = "back"
-    syntax = "back"
-    summary = "end your vacation early"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("back")
+    summary = N_("end your vacation early")
 
     requires_proof = True
     needs_current_records = True
