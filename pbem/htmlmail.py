@@ -134,6 +134,7 @@ def render(
     sections: Sequence[tuple[str, dict[str, Any]]],
     frame: dict[str, Any],
     subject: str,
+    language: str = "en",
 ) -> str:
     """The HTML part of a mail of `sections` ((template, data) each) in the frame `_mail.txt`
     (rendered with `frame` as its data), titled `subject`: styles inlined, ready to send."""
@@ -141,14 +142,14 @@ def render(
     for name, data in sections:
         boards: list[dict[str, Any]] = []
         shown = {key: _boarded(value, boards) for key, value in data.items()}
-        body = templates.render(name, wrap=False, **shown).body
+        body = templates.render(name, wrap=False, language=language, **shown).body
         parts.append(blocks(body, boards))
     marks = [SECTION.format(n) for n in range(len(parts))]
-    framed = templates.render("_mail.txt", wrap=False, **{**frame, "sections": marks}).body
+    framed = templates.render("_mail.txt", wrap=False, language=language, **{**frame, "sections": marks}).body
     for part in parts:
         for block in part:
             if block["kind"] == "board":
                 block["html"] = _drawn(templates, block["game"])
-    page = templates.html("_mail.html", blocks=blocks(framed, [], parts), subject=subject)
+    page = templates.html("_mail.html", language=language, blocks=blocks(framed, [], parts), subject=subject)
     # ASCII, other letters as character references, so the part can travel as 7bit, unencoded
     return _INLINER.inline(page).encode("ascii", "xmlcharrefreplace").decode("ascii")

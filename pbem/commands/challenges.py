@@ -17,6 +17,7 @@ from pbem import games as G
 from pbem.commands.args import require_id
 from pbem.commands.base import Call, Command, Context, register
 from pbem.commands.time import time_control
+from pbem.commands.words import game as game_name
 from pbem.errors import CommandError
 from pbem.models import Challenge, Outbox, Player
 from pbem.present import challenge_view
@@ -38,10 +39,10 @@ def _split_options(words: list[str]) -> tuple[list[str], dict[str, str]]:
 
 
 def _choose_kind(name: str, variant: str | None) -> type[engine.Rules]:
-    cls = engine.lookup(name)
+    cls = engine.lookup(game_name(name))
     if variant is None:
         return cls
-    chosen = engine.lookup(variant)
+    chosen = engine.lookup(game_name(variant))
     if chosen.family != cls.family:
         same = [n for n in engine.names() if engine.lookup(n).family == cls.family]
         raise CommandError(

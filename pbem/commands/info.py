@@ -8,7 +8,7 @@ from sqlmodel import or_, select
 
 import engine
 from pbem import games as G
-from pbem.commands import base
+from pbem.commands import base, words
 from pbem.commands.base import Call, Command, Context, register
 from pbem.errors import CommandError
 from pbem.models import Challenge
@@ -73,7 +73,7 @@ class Rules(Command):
         if len(args) != 1:
             raise CommandError("Please name one game.", "Write e.g. rules ataxx.")
         try:
-            cls = engine.lookup(args[0])
+            cls = engine.lookup(words.game(args[0]))
         except engine.EngineError as exc:
             raise CommandError(str(exc), "Write e.g. rules ataxx.") from None
         rules = cls()

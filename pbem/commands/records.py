@@ -8,6 +8,7 @@ from pbem import ratings, records
 from pbem import watchers as W
 from pbem.commands.args import split_game
 from pbem.commands.base import Call, Command, Context, register
+from pbem.commands.words import game as game_name
 from pbem.errors import CommandError
 from pbem.models import Game
 from pbem.present import game_view
@@ -29,7 +30,7 @@ def _kind(args: list[str], syntax: str) -> str:
     if len(args) != 1:
         raise CommandError("Please name one game type.", f"Write e.g. {syntax}.")
     try:
-        return engine.lookup(args[0]).name
+        return engine.lookup(game_name(args[0])).name
     except engine.EngineError as exc:
         raise CommandError(str(exc), f"Write e.g. {syntax}.") from None
 
