@@ -11,6 +11,7 @@ model (py3langid, restricted to our languages) weighs the words of a longer text
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from collections.abc import Collection
 from functools import cache
@@ -98,16 +99,28 @@ def _model(text: str, among: list[str]) -> str | None:
         return among[0]
     if not among:
         return None
-    identifier = _identifier(tuple(sorted(among)))
-    code, confidence = identifier.classify(text[:4000])
+    identifier = _identifier()
+    with _LOCK:  # one model, restricted to the languages asked about for each text
+        if _RESTRICTED.get("among") != among:
+            identifier.set_languages(sorted(among))
+            _RESTRICTED["among"] = among
+        code, confidence = identifier.classify(text[:4000])
     return code if confidence >= MIN_CONFIDENCE else None
 
 
+_LOCK = threading.Lock()
+_RESTRICTED: dict[str, list[str]] = {}  # the languages the model is restricted to now
+
+
 @cache
-def _identifier(among: tuple[str, ...]) -> Any:
-    """py3langid's model, loaded once per set of languages (it takes a moment)."""
+def _identifier() -> Any:
+    """py3langid's model, loaded once (it takes a moment)."""
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
     identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
-    identifier.set_languages(list(among))
     return identifier
+
+
+def warm() -> None:
+    """Load the model now (a daemon's start), not inside the first new player's transaction."""
+    _identifier()
