@@ -118,8 +118,8 @@ def _first_mail(ctx: Context) -> bool:
     """Whether this is the first mail the player has sent us (they may have been registered
     by another player's challenge, and have only received our mails so far)."""
     player = ctx.player
-    if player.language != DEFAULT or player.version != 0:
-        return False  # a choice of theirs, or records they have changed: they wrote before
+    if player.language != DEFAULT:
+        return False  # a choice of theirs (or a language found before)
     proven = player.proven_at
     if proven is not None:
         proven = proven if proven.tzinfo is not None else proven.replace(tzinfo=UTC)
