@@ -26,6 +26,7 @@ class Player(SQLModel, table=True):
     version: int = 0  # bumped by every change of the player's own records: an older mail's token is stale
     proven_at: datetime | None = None  # when the address first showed that it receives our mail
     format: str = Field(default="html", max_length=8)  # "html": text and HTML parts; "text": text only
+    language: str = Field(default="en", max_length=8)  # the code of the language of every mail to them (pbem.i18n)
 
 
 class Challenge(SQLModel, table=True):

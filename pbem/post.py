@@ -84,7 +84,8 @@ def queue(
 
     `thread` is the inbound thread a reply answers (None for a mail that answers nothing),
     `unproven` marks the answer to a mail that showed no proof of receipt: both ration replies."""
-    rendered = [templates.render(letter.template, **letter.data) for letter in letters]
+    language = player.language  # every mail in its reader's language: two players of a game may differ
+    rendered = [templates.render(letter.template, language=language, **letter.data) for letter in letters]
     first = next((i for i, r in enumerate(rendered) if r.subject), None)
     text = rendered[first].subject if first is not None else settings.name
     tagged = letters[first].game_id if first is not None else None
@@ -93,11 +94,11 @@ def queue(
         shown = game if game is not None and game.id == tagged else session.get(Game, tagged)
     subject = trust.subject(text, player, shown)
     facts = {"ignored": list(ignored), "player": player, "game_id": game.id if game is not None else None}
-    frame = templates.render("_mail.txt", sections=[r.body for r in rendered], **facts)
+    frame = templates.render("_mail.txt", language=language, sections=[r.body for r in rendered], **facts)
     html = None
     if player.format != "text":  # the HTML part says the same words, with the boards as tables
         sections = [(letter.template, letter.data) for letter in letters]
-        html = htmlmail.render(templates, sections, facts, text)  # the title: no tag, no token
+        html = htmlmail.render(templates, sections, facts, text, language=language)  # the title: no tag, no token
     thread_reply, thread_refs = _thread(session, player, game)
     message_id = outbound.new_message_id(settings.domain)
     at = now()

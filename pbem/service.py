@@ -18,7 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from pbem import players, post, quarantine, trust
-from pbem.commands import reader, runner
+from pbem.commands import language, reader, runner
 from pbem.commands.base import Context
 from pbem.config import Settings
 from pbem.db import transaction
@@ -119,7 +119,9 @@ class Service:
             evidence=evidence,
             game_hint=self._game_hint(session, envelope),
         )
-        ignored = runner.run(ctx, reader.read(envelope.subject, envelope.text))
+        reading = reader.read(envelope.subject, envelope.text)
+        ignored = runner.run(ctx, reading)
+        language.settle(ctx, reading)  # a new player's first mail: the language of every mail to them
         self._send(ctx, ignored)
         return Result(record.status, envelope.message_id)  # processed, or silenced (no reply today)
 

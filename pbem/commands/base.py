@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import engine
+from pbem.commands import words
 from pbem.errors import CommandError
 from pbem.notify import Letter
 
@@ -135,10 +136,12 @@ _SPELLINGS: dict[str, str] = {}
 
 
 def register(cls: type[Command]) -> type[Command]:
-    """Class decorator: one line adds a command to the registry and to `help`.
+    """Class decorator: one line adds a command to the registry and to `help`, with its words
+    in every language (`pbem.commands.words.WORDS`).
 
-    A name or alias that another command already has is a programming error."""
-    spellings = [s.lower() for s in (cls.name, *cls.aliases)]
+    A name or alias that another command already has, in any language, is a programming error."""
+    translated = [word for language in words.WORDS.get(cls.name, {}).values() for word in language]
+    spellings = list(dict.fromkeys(words.fold(s) for s in (cls.name, *cls.aliases, *translated)))
     for spelling in spellings:
         owner = _SPELLINGS.get(spelling)
         if owner is not None and owner != cls.name:
@@ -151,16 +154,19 @@ def register(cls: type[Command]) -> type[Command]:
     return cls
 
 
+def _key(word: str, strip: str) -> str:
+    return words.fold(word).rstrip(strip)  # a full-width colon is folded to ':' first
+
+
 def find(word: str) -> Command | None:
-    """The command a word names (case and a trailing ':' ignored), or None."""
-    key = word.lower().rstrip(":")
-    return COMMANDS.get(_SPELLINGS.get(key, ""))
+    """The command a word names in any language (case, accents and a trailing ':' ignored), or None."""
+    return COMMANDS.get(_SPELLINGS.get(_key(word, ":"), ""))
 
 
 def nearest(word: str) -> Command | None:
-    """The command a mistyped word most likely meant (`chalenge`, `hlep`), or None: close
+    """The command a mistyped word most likely meant (`chalenge`, `hlep`, `сдаюс`), or None: close
     spellings only, and no word under four letters, so prose is seldom taken for a command."""
-    key = word.lower().rstrip(":,.")
+    key = _key(word, ":,.")
     if len(key) < 4 or find(key) is not None:
         return None
     match = difflib.get_close_matches(key, list(_SPELLINGS), n=1, cutoff=0.75)

@@ -18,6 +18,7 @@ from pbem import games as G
 from pbem.commands.args import require_id
 from pbem.commands.base import Call, Command, Context, register
 from pbem.commands.time import time_control
+from pbem.commands.words import game as game_name
 from pbem.errors import CommandError
 from pbem.i18n import N_
 from pbem.models import Challenge, Outbox, Player
@@ -40,10 +41,10 @@ def _split_options(words: list[str]) -> tuple[list[str], dict[str, str]]:
 
 
 def _choose_kind(name: str, variant: str | None) -> type[engine.Rules]:
-    cls = engine.lookup(name)
+    cls = engine.lookup(game_name(name))
     if variant is None:
         return cls
-    chosen = engine.lookup(variant)
+    chosen = engine.lookup(game_name(variant))
     if chosen.family != cls.family:
         same = [n for n in engine.names() if engine.lookup(n).family == cls.family]
         raise CommandError(

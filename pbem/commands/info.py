@@ -9,7 +9,7 @@ from sqlmodel import or_, select
 import engine
 from engine.phrases import phrase
 from pbem import games as G
-from pbem.commands import base
+from pbem.commands import base, words
 from pbem.commands.base import Call, Command, Context, register
 from pbem.commands.words import WORDS
 from pbem.errors import CommandError
@@ -84,7 +84,7 @@ class Rules(Command):
         if len(args) != 1:
             raise CommandError(phrase("Please name one game."), phrase("Write e.g. {example}.", example="rules ataxx"))
         try:
-            cls = engine.lookup(args[0])
+            cls = engine.lookup(words.game(args[0]))
         except engine.EngineError as exc:
             raise CommandError(exc.message, exc.hint or phrase("Write e.g. {example}.", example="rules ataxx")) from None
         rules = cls()

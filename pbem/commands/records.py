@@ -9,6 +9,7 @@ from pbem import ratings, records
 from pbem import watchers as W
 from pbem.commands.args import split_game
 from pbem.commands.base import Call, Command, Context, register
+from pbem.commands.words import game as game_name
 from pbem.errors import CommandError
 from pbem.i18n import N_
 from pbem.models import Game
@@ -33,7 +34,7 @@ def _kind(args: list[str], syntax: str) -> str:
     if len(args) != 1:
         raise CommandError(phrase("Please name one game type."), phrase("Write e.g. {example}.", example=syntax))
     try:
-        return engine.lookup(args[0]).name
+        return engine.lookup(game_name(args[0])).name
     except engine.EngineError as exc:
         raise CommandError(exc.message, exc.hint or phrase("Write e.g. {example}.", example=syntax)) from None
 

@@ -1,16 +1,254 @@
 """The command words of every language: each command's aliases, by language.
 
 English names are the commands' own (`Command.name`, `Command.aliases`); this table adds
-the words players of the other languages write, so `сдаюсь`, `arrendersi` and `기권` all
-resign. `help` lists them in the reader's language.
+the words players of the other languages write, so `сдаюсь`, `abbandono` and `기권` all
+resign. `help` lists them in the reader's language. Words are compared folded (`fold`):
+case, accents and ё/е do not matter, so `Сдаюсь`, `ACCETTO` and `accettò` are found too.
+
+No word of one command may be a word of another in any language (`base.register`
+checks), nor anything a game's notation reads as a move: a first word that is a move is
+played, never taken for a command.
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
+
 #: command name -> language code -> its words in that language (the first is the main one)
-WORDS: dict[str, dict[str, tuple[str, ...]]] = {}
+WORDS: dict[str, dict[str, tuple[str, ...]]] = {
+    "help": {
+        "it": ("aiuto", "guida"),
+        "ru": ("помощь", "справка", "помогите", "помоги"),
+        "uk": ("допомога", "довідка", "допоможіть", "допоможи"),
+        "ko": ("도움말", "도움", "도와줘"),
+        "zh": ("帮助", "幫助", "说明", "求助"),
+    },
+    "rules": {
+        "it": ("regole", "regolamento"),
+        "ru": ("правила",),
+        "uk": ("правила",),
+        "ko": ("규칙", "룰"),
+        "zh": ("规则", "規則"),
+    },
+    "games": {
+        "it": ("partite",),
+        "ru": ("партии", "игры"),
+        "uk": ("партії", "ігри"),
+        "ko": ("대국", "대국목록", "게임"),
+        "zh": ("对局", "我的对局", "棋局"),
+    },
+    "challenge": {
+        "it": ("sfida", "sfido"),
+        "ru": ("вызов", "вызвать", "вызываю"),
+        "uk": ("виклик", "викликати", "викликаю"),
+        "ko": ("도전",),
+        "zh": ("挑战", "挑戰"),
+    },
+    "accept": {
+        "it": ("accetto", "accetta", "accettare"),
+        "ru": ("принимаю", "принять", "принято"),
+        "uk": ("приймаю", "прийняти", "прийнято"),
+        "ko": ("수락",),
+        "zh": ("接受", "应战"),
+    },
+    "decline": {
+        "it": ("rifiuto", "rifiuta", "rifiutare"),
+        "ru": ("отклоняю", "отклонить", "отказываюсь"),
+        "uk": ("відхиляю", "відхилити", "відмовляюсь"),
+        "ko": ("거절",),
+        "zh": ("拒绝", "拒絕"),
+    },
+    "withdraw": {
+        "it": ("ritiro", "ritira"),
+        "ru": ("отозвать", "отзываю"),
+        "uk": ("відкликати", "відкликаю"),
+        "ko": ("철회",),
+        "zh": ("撤回",),
+    },
+    "confirm": {
+        "it": ("confermo", "conferma"),
+        "ru": ("подтверждаю", "подтвердить"),
+        "uk": ("підтверджую", "підтвердити"),
+        "ko": ("확인",),
+        "zh": ("确认", "確認"),
+    },
+    "open": {
+        "it": ("aperte",),
+        "ru": ("открытые",),
+        "uk": ("відкриті",),
+        "ko": ("공개",),
+        "zh": ("公开",),
+    },
+    "board": {
+        "it": ("scacchiera", "tavoliere"),
+        "ru": ("доска", "позиция"),
+        "uk": ("дошка", "позиція"),
+        "ko": ("판", "바둑판"),
+        "zh": ("棋盘", "棋盤"),
+    },
+    "history": {
+        "it": ("storia", "mosse"),
+        "ru": ("история", "ходы"),
+        "uk": ("історія", "ходи"),
+        "ko": ("기보",),
+        "zh": ("棋谱", "历史"),
+    },
+    "move": {
+        "it": ("mossa", "muovo"),
+        "ru": ("ход", "хожу"),
+        "uk": ("хід", "ходжу"),
+        "ko": ("착수",),
+        "zh": ("走棋", "落子"),
+    },
+    "resign": {
+        "it": ("abbandono", "abbandona", "arrendo", "resa"),
+        "ru": ("сдаюсь", "сдаться", "сдача"),
+        "uk": ("здаюся", "здаюсь", "здатися"),
+        "ko": ("기권", "항복"),
+        "zh": ("认输", "認輸", "投降"),
+    },
+    "draw": {
+        "it": ("patta", "pareggio"),
+        "ru": ("ничья", "ничью"),
+        "uk": ("нічия", "нічию"),
+        "ko": ("무승부",),
+        "zh": ("和棋", "求和", "和局"),
+    },
+    "pass": {
+        "it": ("passo",),
+        "ru": ("пас", "пропуск"),
+        "uk": ("пас", "пропускаю"),
+        "ko": ("패스", "통과"),
+        "zh": ("停一手", "虚着", "过"),
+    },
+    "watch": {
+        "it": ("osserva", "seguo"),
+        "ru": ("следить", "наблюдать"),
+        "uk": ("стежити", "спостерігати"),
+        "ko": ("관전",),
+        "zh": ("观战", "觀戰"),
+    },
+    "ratings": {
+        "it": ("classifica",),
+        "ru": ("рейтинг",),
+        "uk": ("рейтинг",),
+        "ko": ("랭킹", "레이팅"),
+        "zh": ("排名", "等级分"),
+    },
+    "stats": {
+        "it": ("statistiche",),
+        "ru": ("статистика",),
+        "uk": ("статистика",),
+        "ko": ("통계",),
+        "zh": ("统计", "統計"),
+    },
+    "language": {
+        "it": ("lingua",),
+        "ru": ("язык",),
+        "uk": ("мова",),
+        "ko": ("언어",),
+        "zh": ("语言", "語言"),
+    },
+    "vacation": {
+        "it": ("vacanza", "ferie"),
+        "ru": ("отпуск", "каникулы"),
+        "uk": ("відпустка", "канікули"),
+        "ko": ("휴가",),
+        "zh": ("休假", "度假"),
+    },
+    "back": {
+        "it": ("ritorno", "rientro", "tornato"),
+        "ru": ("вернулся", "вернулась", "возвращение"),
+        "uk": ("повернувся", "повернулася", "повернення"),
+        "ko": ("복귀",),
+        "zh": ("回来", "归来"),
+    },
+}
+
+#: game name (the engine's) -> language code -> its names in that language (the first is the main one)
+GAMES: dict[str, dict[str, tuple[str, ...]]] = {
+    "ataxx": {
+        "ru": ("атакс", "атаксс"),
+        "uk": ("атакс",),
+        "ko": ("아택스", "아탁스"),
+        "zh": ("同化棋",),
+    },
+    "infection": {
+        "it": ("infezione",),
+        "ru": ("инфекция",),
+        "uk": ("інфекція",),
+        "ko": ("감염",),
+        "zh": ("感染",),
+    },
+    "assimilation": {
+        "it": ("assimilazione",),
+        "ru": ("ассимиляция",),
+        "uk": ("асиміляція",),
+        "ko": ("동화",),
+        "zh": ("同化",),
+    },
+    "capturego": {
+        "it": ("go-cattura",),
+        "ru": ("го-захват", "атари-го"),
+        "uk": ("го-захоплення", "атарі-го"),
+        "ko": ("따먹기바둑", "아타리고"),
+        "zh": ("吃子棋", "吃子围棋"),
+    },
+    "myriades": {
+        "it": ("miriadi",),
+        "ru": ("мириады",),
+        "uk": ("міріади",),
+        "ko": ("미리아드",),
+    },
+    "infinito": {
+        "ru": ("инфинито",),
+        "uk": ("інфініто",),
+        "ko": ("인피니토",),
+        "zh": ("无限", "無限"),
+    },
+}
+
+
+def fold(word: str) -> str:
+    """A word as it is compared: lower case, without accents (NFKD, combining marks dropped,
+    then composed again, so Hangul stays whole), ё as е, full-width forms as ASCII."""
+    decomposed = unicodedata.normalize("NFKD", word.casefold())
+    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return unicodedata.normalize("NFC", bare).replace("ё", "е")
 
 
 def aliases(command: str, language: str) -> tuple[str, ...]:
     """The words of `command` in `language` (none for English: the command's own name)."""
     return WORDS.get(command, {}).get(language, ())
+
+
+def spellings() -> dict[str, set[str]]:
+    """Every folded word of the table -> the commands it names (one, when the table is sound)."""
+    found: dict[str, set[str]] = {}
+    for command, languages in WORDS.items():
+        for words in languages.values():
+            for word in words:
+                found.setdefault(fold(word), set()).add(command)
+    return found
+
+
+def languages_of(word: str) -> set[str]:
+    """The languages (not English) in which `word` is a command word."""
+    key = fold(word).rstrip(":")
+    return {code for languages in WORDS.values() for code, words in languages.items()
+            if any(fold(w) == key for w in words)}
+
+
+def _game_key(name: str) -> str:
+    return re.sub(r"[\s_\-]+", "", fold(name))
+
+
+_GAME_NAMES = {_game_key(word): game for game, languages in GAMES.items()
+               for words in languages.values() for word in words}
+
+
+def game(name: str) -> str:
+    """The engine's name of a game a player named in their language (`инфекция` ->
+    `infection`); any other name as it is, for the engine to look up."""
+    return _GAME_NAMES.get(_game_key(name), name)

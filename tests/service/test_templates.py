@@ -25,6 +25,9 @@ SCRIPT = [
     (ALICE, "display", True),
     (ALICE, "format text", True),
     (ALICE, "format html", True),
+    (ALICE, "language", True),
+    (ALICE, "language italiano", True),
+    (ALICE, "language en", True),
     (ALICE, "challenge capturego bob@example.org colour=black size=9", True),
     (ALICE, "confirm", True),
     (ALICE, "confirm", True),  # nothing is waiting any more
@@ -54,11 +57,15 @@ SCRIPT = [
     (ALICE, "ratings capturego", True),
     (ALICE, "stats", True),
     (ALICE, "\n".join(["help"] * 40), True),
+    ("dora@example.org", "правила", False),  # a new player's first mail: the language it is written in
 ]
 # Sent by the clock or the admin CLI, not in answer to a mail; their own tests render them.
 NOT_BY_MAIL = {"reminder.txt", "extended.txt", "adjudicated.txt", "undone.txt", "cancelled.txt"}
 # Sent when a day's reply budget runs out: tests/trust/test_budget.py sends it.
 NOT_BY_MAIL |= {"quiet.txt"}
+# Never a mail's first section (it follows the answer to a new player's first mail), so no
+# outbox row is named after it; the mail of the last line of SCRIPT carries it.
+NOT_BY_MAIL |= {"language_chosen.txt"}
 
 
 def test_every_template_is_sent_and_reads_safely(server) -> None:
@@ -72,6 +79,7 @@ def test_every_template_is_sent_and_reads_safely(server) -> None:
     helps = {n for n in Templates().names() if n.startswith("commands/")}
     expected = set(Templates().names()) - {f"rules/{n}" for n in _rules()} - NOT_BY_MAIL - helps
     assert expected - used - {"rules.txt"} == set()
+    assert any("the language of your mail" in text(parse(row.message)) for row in rows)  # language_chosen.txt
     for row in rows:
         mail = parse(row.message)
         body = text(mail)
