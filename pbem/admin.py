@@ -323,7 +323,7 @@ def change_game(ctx: click.Context, game_id: int, change: Callable[[Session, Gam
                            f"{game.status}); nothing was changed. Look again: pbem admin game {game_id}")
             line = change(session, game)
     except CommandError as exc:  # a ClockError is one too
-        raise fail(exc.message) from None
+        raise fail(str(exc.message)) from None
     echo(line)
 
 

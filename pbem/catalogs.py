@@ -64,7 +64,7 @@ def extracted() -> Catalog:
     found = extract_from_dir(
         str(ROOT), METHODS, OPTIONS, KEYWORDS, comment_tags=("TRANSLATORS:",), strip_comment_tags=True
     )
-    for filename, lineno, message, comments, context in found:
+    for filename, _lineno, message, comments, context in found:
         catalog.add(message, None, [(filename, None)], auto_comments=comments, context=context)
     return catalog
 

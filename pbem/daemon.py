@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import signal
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -21,6 +22,7 @@ from sqlalchemy import Engine
 from pbem import faults, outbox, quarantine, timekeeper
 from pbem.config import Settings
 from pbem.db import make_engine, migrate
+from pbem.mail import language
 from pbem.mail.imap import ImapSource, MailboxUnavailable
 from pbem.mail.sandbox import MaildirSource, SandboxServer
 from pbem.mail.smtp import SmtpSettings
@@ -68,6 +70,9 @@ class Daemon:
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(sig, self.stop.set)
         self.monitor.start()
+        # the language model, loaded beside the loops: a new player's first mail finds it ready
+        # instead of loading it inside that mail's transaction
+        threading.Thread(target=language.warm, name="pbem-language", daemon=True).start()
         log.info("pbem serving %s (%s)", self.settings.address, "sandbox" if self.sandbox else "IMAP")
         stopper = asyncio.ensure_future(self._close_on_stop())
         try:

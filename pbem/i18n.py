@@ -22,7 +22,6 @@ from typing import Any
 
 from babel import Locale
 from babel.dates import format_date, format_datetime, format_skeleton
-from babel.lists import format_list
 from babel.numbers import format_decimal, format_percent
 from babel.support import Translations
 
@@ -90,7 +89,9 @@ class Speaker:
         return format_percent(fraction, pattern, locale=self.locale)
 
     def listing(self, items: list[str]) -> str:
-        return format_list([str(i) for i in items], locale=self.locale) if items else ""
+        """Items of a list (moves, games, options) as the language separates them: a list of
+        alternatives, so no "and" before the last (which Babel's lists would add)."""
+        return ("、" if self.code == "zh" else ", ").join(str(i) for i in items)
 
     def moment(self, moment: datetime, zone: tzinfo | None = None) -> str:
         """A moment as the locale writes it, with its zone's name: "Tue 8 Dec 2026, 14:00

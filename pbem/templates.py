@@ -22,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, Undefined
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, Undefined, pass_context
 
 from engine.phrases import Phrase
 from pbem import textwidth
@@ -156,7 +156,7 @@ class Templates:
             lstrip_blocks=True,
             autoescape=html,
             extensions=["jinja2.ext.i18n"],
-            finalize=lambda value: _spoken(talk, value),
+            finalize=pass_context(lambda context, value: _spoken(talk, value, context.resolve("keep"))),
         )
         env.policies["ext.i18n.trimmed"] = True  # a {% trans %} block's line breaks are not words
         env.newstyle_gettext = True  # type: ignore[attr-defined]
@@ -230,11 +230,25 @@ class Templates:
         return self.html_environment(language).get_template(name).render(context)
 
 
-def _spoken(talk: Speaker, value: Any) -> Any:
-    """What `{{ value }}` prints: a phrase, a moment or a view that speaks, in the language."""
+#: the fields of a phrase that hold words a player types back (`Write {command} to see yours.`)
+TYPED = ("example", "command", "jumps")
+
+
+def _spoken(talk: Speaker, value: Any, kept: Any = None) -> Any:
+    """What `{{ value }}` prints: a phrase, a moment or a view that speaks, in the language.
+
+    A phrase's typed fields go through the template's `keep` (`kept`), as an example command
+    written in the template itself would: never broken, and code in the HTML part."""
     if isinstance(value, str | int | Undefined) or value is None:
         return value
     if isinstance(value, Phrase):
+        if callable(kept) and any(key in value.params for key in TYPED):
+            params = {
+                key: ([kept(v) for v in item] if isinstance(item, list | tuple) else kept(item))
+                if key in TYPED else item
+                for key, item in value.params.items()
+            }
+            value = Phrase(value.text, params, value.plural, value.count)
         return talk.say(value)
     if isinstance(value, datetime):
         return talk.moment(value)

@@ -24,7 +24,7 @@ def _tell_opponents(ctx: Context, event: str, until: datetime | None = None) -> 
     active = G.active_games(ctx.session, ctx.player)
     for game in active:
         opponent = G.opponent(ctx.session, game, ctx.player)
-        shown = clock.when(until, clock.zone(opponent.timezone)) if until is not None else None
+        shown = clock.local(until, clock.zone(opponent.timezone)) if until is not None else None
         ctx.add(notify.tell(ctx.session, event, game, ctx.player, away=ctx.player.name, until=shown))
     return len(active)
 
@@ -59,7 +59,7 @@ class Timezone(Command):
         ctx.session.flush()
         clock.reschedule_player(ctx.session, ctx.player, ctx.settings.reminders)  # weekends off follow the zone
         games = [game_view(ctx.session, g, ctx.player) for g in G.active_games(ctx.session, ctx.player)]
-        ctx.reply("timezone.txt", zone=name, local=clock.when(now(), clock.zone(name)), games=games)
+        ctx.reply("timezone.txt", zone=name, local=clock.local(now(), clock.zone(name)), games=games)
 
 
 @register
@@ -90,7 +90,7 @@ class Vacation(Command):
         allowance = settings.vacation_days_per_year
         vacation = clock.start_vacation(ctx.session, ctx.player, int(args[0]), at, allowance)
         clock.reschedule_player(ctx.session, ctx.player, settings.reminders)
-        until = clock.when(vacation.ends_at, clock.zone(ctx.player.timezone))
+        until = clock.local(vacation.ends_at, clock.zone(ctx.player.timezone))
         games = _tell_opponents(ctx, "away", vacation.ends_at)
         ctx.reply(
             "vacation.txt",
