@@ -115,6 +115,7 @@ def queue(
         loop_marker=settings.address,
         attachments=_records(session, letters),
         date=at,
+        language=language,
     )
     row = Outbox(
         message_id=message_id,

@@ -27,7 +27,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, Undefined, pa
 from engine.phrases import Phrase
 from pbem import textwidth
 from pbem.i18n import DEFAULT, Speaker, speaker
-from pbem.mail.reply import MARKER
+from pbem.mail.reply import MARKERS
 
 PACKAGE = "pbem_templates"  # the installed name of `templates/`
 
@@ -175,7 +175,7 @@ class Templates:
         env = self._envs.get(talk.code)
         if env is None:
             env = self._made(FileSystemLoader(str(self.root)), talk, html=False)
-            env.globals["marker"] = MARKER
+            env.globals["marker"] = MARKERS.get(talk.code, MARKERS[DEFAULT])
             env.globals["keep"] = keep
             env.filters["keep"] = keep
             env.filters["pad"] = lambda text, columns: textwidth.ljust(str(_spoken(talk, text)), columns)

@@ -78,11 +78,14 @@ def build(
     loop_marker: str,
     attachments: Sequence[tuple[str, str, str]] = (),
     date: datetime,
+    language: str | None = None,
 ) -> bytes:
     """The exact bytes of one outgoing mail (CRLF line ends, as SMTP wants them).
 
     `date` is the caller's clock: the mail layer keeps none of its own. `html`, when given,
-    goes beside `body` as the other half of a multipart/alternative."""
+    goes beside `body` as the other half of a multipart/alternative. `language` (a code such
+    as "ru") becomes Content-Language, so a client can offer to translate, or read it aloud
+    in the right voice."""
     text: Message = MIMEText(body, "plain", _body_charset(body))
     texts = (body, html or "", *(content for _, _, content in attachments))
     if html is not None:
@@ -107,6 +110,8 @@ def build(
     msg["Subject"] = subject if subject.isascii() else Header(subject, "utf-8", header_name="Subject")
     msg["Date"] = format_datetime(date)
     msg["Message-ID"] = message_id
+    if language:
+        msg["Content-Language"] = language
     if in_reply_to:
         msg["In-Reply-To"] = in_reply_to
     refs = [r for r in dict.fromkeys(references) if r]

@@ -32,13 +32,33 @@ import re
 
 log = logging.getLogger(__name__)
 
-MARKER = "##- Please write your reply above this line -##"
+#: the first line of our mails, in the reader's language. Written here, not in the catalogs:
+#: the reader must know every language's marker, whatever language the player reads now.
+MARKERS = {
+    "en": "##- Please write your reply above this line -##",
+    "it": "##- Scrivi la tua risposta sopra questa riga -##",
+    "ru": "##- Пишите ответ над этой строкой -##",
+    "uk": "##- Пишіть відповідь над цим рядком -##",
+    "ko": "##- 이 줄 위에 답장을 써 주세요 -##",
+    "zh": "##- 请在此行上方回复 -##",
+}
+MARKER = MARKERS["en"]
 
 # The marker's words, separated by anything a client may put between them when it quotes
 # (">") or reflows (newlines, spaces). Only whitespace and ">" sit between fixed words, so the
-# pattern cannot backtrack badly on long input.
+# pattern cannot backtrack badly on long input. Chinese has no spaces: a reflow may break
+# between any two of its letters.
 _GAP = r"[\s>]+"
-_MARKER_WORDS_RE = re.compile(_GAP.join(["please", "write", "your", "reply", "above", "this", "line"]), re.I)
+
+
+def _marker_words(marker: str) -> str:
+    words = marker.strip("#- ").split()
+    if len(words) == 1:  # Chinese
+        return r"[\s>]*".join(re.escape(c) for c in words[0])
+    return _GAP.join(re.escape(w) for w in words)
+
+
+_MARKER_WORDS_RE = re.compile("|".join(f"(?:{_marker_words(m)})" for m in MARKERS.values()), re.I)
 _MARKER_HEAD_RE = re.compile(r"^[\s>]*#+\s*-*\s*$")  # "##-" left alone on a line by a reflow
 _MARKER_TAIL_RE = re.compile(r"^[\s>]*-*\s*#+\s*$")  # "-##" left alone on a line by a reflow
 

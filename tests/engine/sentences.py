@@ -21,7 +21,11 @@ def _macro() -> Any:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        extensions=["jinja2.ext.i18n"],
     )
+    env.policies["ext.i18n.trimmed"] = True  # as the service's environments
+    env.install_null_translations(newstyle=True)  # English: the msgids are the words
+    env.filters["side"] = str
     return env.get_template("_termination.txt").module.termination
 
 

@@ -146,6 +146,14 @@ def smoke(home: Path) -> int:
         for sender, lines, reply, expect in steps:
             sandbox.send(sender, *lines, reply=reply, expect=expect)
             checked += 1
+        # new players who write in Russian and in Korean are answered in their language: the
+        # wheel carries the compiled catalogs
+        for sender, line, letters in (("dasha@example.org", "правила ataxx", "[а-яё]"),
+                                      ("minjun@example.org", "도움말", "[\uac00-\ud7a3]")):
+            out = sandbox.send(sender, line, expect="")
+            subject = re.search(r"^Subject: (.*)$", out, re.MULTILINE).group(1)
+            assert re.search(letters, subject), f"{line}: not answered in its language: {subject!r}"
+            checked += 1
         inbox = sandbox.pbem("sandbox", "inbox", ALICE, "--last", "50")
         assert "game over" in inbox and "[attached:" in inbox, inbox
         assert sandbox.pbem("admin", "games", "--json").strip()

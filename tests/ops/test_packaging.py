@@ -74,6 +74,8 @@ def test_the_built_wheel_carries_every_template_and_migration(tmp_path: Path) ->
                and "__pycache__" not in p.parts}
     wanted |= {p.relative_to(ROOT).as_posix() for top in ("pbem", "engine") for p in (ROOT / top).rglob("*.py")
                if "__pycache__" not in p.parts}
+    wanted |= {p.relative_to(ROOT).as_posix() for p in (ROOT / "pbem" / "locale").rglob("*.[mp]o")}
+    assert any(name.endswith("/ru/LC_MESSAGES/messages.mo") for name in wanted)
     assert len(wanted) > 100
     assert wanted <= names, sorted(wanted - names)
     assert not any(name.startswith(("tests/", "benchmarks/", "templates/")) for name in names)
