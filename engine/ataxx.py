@@ -424,7 +424,7 @@ class Ataxx(Rules[Position, Move]):
                 )
                 lines.append(f"{mark.upper()}  {say(said)}")
         if pos.gaps:
-            lines.append(f"#  {say(phrase('blocked'))}")
+            lines.append("#  " + say(phrase("blocked")))
         return lines
 
     def dump(self, pos: Position) -> dict[str, Any]:

@@ -463,15 +463,16 @@ class CaptureGo(Rules[GoPosition, Move]):
             count = pos.captures[side]
             lines.append(f"{mark}  {ljust(labels[side], pad)}  {say(self._captures(count, reached))}")
         if pos.last is None:
-            lines.append(f"   {say(phrase('no move yet'))}")
+            lines.append("   " + say(phrase("no move yet")))
         elif pos.last.is_pass:
             passed = phrase("last move: Black passed") if pos.turn == 1 else phrase("last move: White passed")
             lines.append(f"   {say(passed)}")
         else:
             mark = _STONE_CHARS[pos._board[self._geo.index_of[pos.last]]]
-            lines.append(f"({mark}) {say(phrase('last move: {move}', move=self.point_name(pos.last)))}")
+            last = phrase("last move: {move}", move=self.point_name(pos.last))
+            lines.append(f"({mark}) " + say(last))
         if not finished and not self.outcome(pos).over:
-            lines.append(f"   {say(phrase('Black to play') if pos.turn == 0 else phrase('White to play'))}")
+            lines.append("   " + say(phrase("Black to play") if pos.turn == 0 else phrase("White to play")))
         return lines
 
     def dump(self, pos: GoPosition) -> dict[str, Any]:

@@ -343,7 +343,8 @@ class Myriades(TurnChecks, Rules[Position, Move]):
                 )
             lines += wrapped(f"{LETTERS[side]:<3} {say(who)}")
         neutrals = sum(1 for c in pos.cells if c == NEUTRAL)
-        lines.append(f"  {neutral:<3} {say(phrase('neutral: {stones}', stones=stones(neutrals)))}")
+        told = say(phrase("neutral: {stones}", stones=stones(neutrals)))
+        lines.append(f"  {neutral:<3} " + told)
         if pos.last is not None:
             turn = self.format(pos, pos.last)
             last = (
@@ -352,7 +353,7 @@ class Myriades(TurnChecks, Rules[Position, Move]):
             )
             lines.append(f"  [ ] {say(last)}")
         if pos.full:
-            lines.append(f"  {say(phrase('The board is full.'))}")
+            lines.append("  " + say(phrase("The board is full.")))
         elif not finished:
             facts = {"turn": pos.ply + 1, "total": pos.size * pos.size}
             on_move = (

@@ -24,6 +24,7 @@ from typing import Any
 import css_inline
 from markupsafe import Markup
 
+from pbem import boards
 from pbem.i18n import DEFAULT, known
 from pbem.templates import Templates
 
@@ -67,11 +68,11 @@ def _drawn(templates: Templates, game: dict[str, Any], language: str = DEFAULT) 
     version of a game share their grid (`pbem.present`), so the mover's mail and the
     opponent's draw it once. The entry keeps the grid itself, so its id is not reused while
     cached."""
-    grid, kind = game["grid"], game.get("kind")
+    grid, kind = boards.grid_for(game, language), game.get("kind")  # its legend in the language
     found = _DRAWN.get((id(grid), language))
     if found is not None and found[0] is grid and found[1] == kind:
         return found[2]
-    html = templates.html_environment(language).get_template("_board.html").module.board(game)
+    html = templates.html_environment(language).get_template("_board.html").module.board({**game, "grid": grid})
     if len(_DRAWN) >= _DRAWN_MAX:
         _DRAWN.clear()
     _DRAWN[(id(grid), language)] = (grid, kind, html)

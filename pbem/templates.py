@@ -124,6 +124,7 @@ def _wrap(line: str, guard: Callable[[str], bool], width: int = WIDTH) -> list[s
     return [_unkept(part) for part in lines]
 
 
+_CJK_GAP = re.compile("(?<=[。！？]) (?=\\S)")  # one space after a full-width full stop
 SIGNATURE = "-- "  # the signature separator: its trailing space is what clients look for
 
 
@@ -215,6 +216,8 @@ class Templates:
         lines: list[str] = []
         for line in body.splitlines():
             line = _trimmed(line)
+            if "。" in line or "！" in line or "？" in line:
+                line = _CJK_GAP.sub("", line)  # sentences joined by a space: Chinese puts none after 。
             if line.isascii() and len(line) <= width and _KEEP not in line and _GLUE not in line:
                 lines.append(line)  # what `_wrap` makes of a line that fits, without the call
             else:

@@ -22,7 +22,7 @@ from pbem.commands.words import game as game_name
 from pbem.errors import CommandError
 from pbem.i18n import N_
 from pbem.models import Challenge, Outbox, Player
-from pbem.present import challenge_view
+from pbem.present import challenge_view, title
 from pbem.wallclock import now
 
 SERVICE_OPTIONS = ("variant", "colour", "days", "weekends")
@@ -48,8 +48,8 @@ def _choose_kind(name: str, variant: str | None) -> type[engine.Rules]:
     if chosen.family != cls.family:
         same = [n for n in engine.names() if engine.lookup(n).family == cls.family]
         raise CommandError(
-            phrase("{variant} is not a variant of {title}.", variant=chosen.title, title=cls.title),
-            phrase("The variants of {title} are: {variants}.", title=cls.title, variants=", ".join(same)),
+            phrase("{variant} is not a variant of {title}.", variant=title(chosen), title=title(cls)),
+            phrase("The variants of {title} are: {variants}.", title=title(cls), variants=", ".join(same)),
         )
     return chosen
 
@@ -59,7 +59,7 @@ def _colour(cls: type[engine.Rules], wish: str) -> str:
     allowed = ("random", "first", "second", *cls.sides)
     if wish not in allowed:
         raise CommandError(
-            phrase("{option} is not a colour in {title}.", option=f"colour={wish[:20]}", title=cls.title),
+            phrase("{option} is not a colour in {title}.", option=f"colour={wish[:20]}", title=title(cls)),
             phrase("Write {option} one of: {choices}.", option="colour=", choices=", ".join(allowed)),
         )
     return wish

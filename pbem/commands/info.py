@@ -15,7 +15,7 @@ from pbem.commands.words import WORDS
 from pbem.errors import CommandError
 from pbem.i18n import N_
 from pbem.models import Challenge
-from pbem.present import challenge_view, game_view
+from pbem.present import challenge_view, game_view, title
 
 
 @register
@@ -64,7 +64,7 @@ def _section(command: base.Command) -> int:
 
 
 def _game_list() -> list[dict[str, str]]:
-    return [{"name": n, "title": engine.lookup(n).title} for n in engine.names()]
+    return [{"name": n, "title": title(engine.lookup(n))} for n in engine.names()]
 
 
 @register
@@ -91,7 +91,7 @@ class Rules(Command):
         options = [{"name": o.name, "default": o.default, "help": o.help} for o in cls.option_specs]
         ctx.reply(
             "rules.txt",
-            game={"name": cls.name, "title": cls.title, "sides": cls.sides},
+            game={"name": cls.name, "title": title(cls), "sides": cls.sides},
             rules_text=f"rules/{cls.name}.txt",
             description=inspect.cleandoc(cls.__doc__ or cls.title),  # for a game with no rules text yet
             options=options,

@@ -8,11 +8,12 @@ from functools import cache
 from babel import Locale
 from sqlmodel import select
 
+from engine.phrases import phrase
 from pbem.commands import words
 from pbem.commands.base import Call, Command, Context, register
 from pbem.commands.reader import Reading
 from pbem.errors import CommandError
-from pbem.i18n import DEFAULT, LANGUAGES
+from pbem.i18n import DEFAULT, LANGUAGES, N_
 from pbem.mail import language as detection
 from pbem.models import InboundMessage
 
@@ -68,8 +69,9 @@ class LanguageCommand(Command):
 
     name = "language"
     aliases = ("lang",)
-    syntax = "language CODE"
-    summary = "the language of my mails to you (en it ru uk ko zh)"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("language CODE")
+    summary = N_("the language of my mails to you (en it ru uk ko zh)")
     max_args = 2
 
     requires_proof = True  # a setting of the sender's own, as name, format and timezone are
@@ -84,8 +86,9 @@ class LanguageCommand(Command):
         code = language_code(" ".join(call.args)) or language_code(call.args[0])
         if code is None:
             raise CommandError(
-                f"I do not write in \"{' '.join(call.args)[:40]}\". I write in: {', '.join(LANGUAGES)}.",
-                "Write e.g. language it.",
+                phrase('I do not write in "{given}". I write in: {languages}.',
+                       given=" ".join(call.args)[:40], languages=list(LANGUAGES)),
+                phrase("Write e.g. {example}.", example="language it"),
                 code="language.unknown",
                 params={"given": " ".join(call.args)[:40], "languages": list(LANGUAGES)},
             )

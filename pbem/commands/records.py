@@ -13,7 +13,7 @@ from pbem.commands.words import game as game_name
 from pbem.errors import CommandError
 from pbem.i18n import N_
 from pbem.models import Game
-from pbem.present import game_view
+from pbem.present import game_view, title
 from pbem.wallclock import now
 
 
@@ -78,7 +78,7 @@ class Ratings(Command):
         args = call.args
         kind = _kind(args, "ratings ataxx")
         table = ratings.table(ctx.session, kind)
-        ctx.reply("ratings.txt", kind=kind, title=engine.lookup(kind).title, rows=table[:50], me=ctx.player.address)
+        ctx.reply("ratings.txt", kind=kind, title=title(engine.lookup(kind)), rows=table[:50], me=ctx.player.address)
 
 
 @register

@@ -87,7 +87,7 @@ def game(status: str = "active", your_turn: bool = True, **changes: Any) -> dict
         "loser": None, "winner": None, "created": "7 дек 2026",
         "your_side": "black", "your_turn": your_turn and status == "active",
         "draw_offer_by_opponent": True, "you_won": False,
-        "deadline": {"when": AT, "left": "3 дня", "days": 3, "weekends_off": True, "away_until": AT}
+        "deadline": {"when": AT, "left": "3 дня", "remaining": "3 дня", "days": 3, "weekends_off": True, "away_until": AT}
         if status == "active" else None,
         "you": "Ада", "opponent": "Бо", "opponent_address": "бо@пример.рф",
     }
@@ -96,7 +96,7 @@ def game(status: str = "active", your_turn: bool = True, **changes: Any) -> dict
 
 ACTIVE = [game(), game(your_turn=False), game(examples=["c4"]),
           game(examples=[], last_move=None, draw_offer_by_opponent=False),
-          game(deadline={"when": AT, "left": "3 дня", "days": 3, "weekends_off": False, "away_until": None})]
+          game(deadline={"when": AT, "left": "3 дня", "remaining": "3 дня", "days": 3, "weekends_off": False, "away_until": None})]
 TERMINATIONS = [
     ("board_full", {}), ("no_pieces", {"side": 0}), ("no_pieces", {"side": 0, "squares": 1, "to": 1}),
     ("no_pieces", {"side": 1, "squares": 5, "to": 0}), ("no_moves", {"side": 0}),

@@ -42,6 +42,8 @@ def exchange(language: str, home: Path) -> Iterator[tuple[Server, list[Outbox]]]
             session.commit()
         server = Server(Service(settings, engine))
         for sender, line, reply in SCRIPT:
+            if line.startswith("language "):  # the script's own changes of language stay in this one
+                line = f"language {language}"
             raw = reply_to(sender, server.last(sender), line) if reply else compose(sender, line)
             assert server.send(raw) == "processed", line
         with Session(engine) as session:

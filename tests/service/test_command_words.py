@@ -9,9 +9,10 @@ from sqlmodel import Session, select
 
 import engine
 import pbem.commands  # noqa: F401  (registers every command)
+from engine.phrases import phrase
 from pbem.commands import base, reader, words
 from pbem.commands.language import language_code
-from pbem.i18n import LANGUAGES
+from pbem.i18n import LANGUAGES, speaker
 from pbem.mail import language as detection
 from pbem.models import Player
 from tests.service.mailer import compose, reply_to, text
@@ -110,11 +111,12 @@ def test_a_new_players_language_comes_from_their_first_mail(server, body: str, c
     with Session(server.engine) as session:
         assert session.exec(select(Player).where(Player.address == ALICE)).one().language == code
     said = flat(server.last(ALICE))
+    chosen = speaker(code).gettext("I write to you in %(name)s, the language of your mail.", name=LANGUAGES[code])
     if code == "en":
-        assert "the language of your mail" not in said
+        assert chosen not in said
     else:
-        assert f"I write to you in {LANGUAGES[code]}, the language of your mail." in said
-        assert '"language en"' in said
+        assert chosen in said  # in the language chosen
+        assert "language en" in said
 
 
 def test_the_content_language_header_decides_when_the_words_do_not(server) -> None:
@@ -167,12 +169,13 @@ def test_language_shows_and_changes_the_language(server) -> None:
     server.say(ALICE, "language Русский")
     with Session(server.engine) as session:
         assert session.exec(select(Player).where(Player.address == ALICE)).one().language == "ru"
-    assert "My mails to you are now in русский" in server.last(ALICE)["Subject"]
+    assert speaker("ru").gettext("My mails to you are now in %(name)s", name="русский") in server.last(ALICE)["Subject"]
     server.say(ALICE, "язык it")
     with Session(server.engine) as session:
         assert session.exec(select(Player).where(Player.address == ALICE)).one().language == "it"
     server.say(ALICE, "language klingon")
-    assert "I do not write in" in flat(server.last(ALICE))
+    assert speaker("it").say(phrase('I do not write in "{given}". I write in: {languages}.', given="klingon",
+                                    languages=list(LANGUAGES))) in flat(server.last(ALICE))
 
 
 def test_each_player_reads_their_own_language(server, monkeypatch) -> None:
@@ -187,7 +190,8 @@ def test_each_player_reads_their_own_language(server, monkeypatch) -> None:
 
     monkeypatch.setattr(templates, "render", render)
     server.say(BOB, "language uk")
-    assert "My mails to you are now in українська" in server.last(BOB)["Subject"], flat(server.last(BOB))
+    now_in = speaker("uk").gettext("My mails to you are now in %(name)s", name="українська")
+    assert now_in in server.last(BOB)["Subject"], flat(server.last(BOB))
     seen.clear()
     server.say(ALICE, "f2")  # ataxx: Alice moves first
     assert {lang for _, lang in seen} == {"en", "uk"}, (seen, flat(server.last(ALICE)))
