@@ -144,6 +144,8 @@ class Speaker:
 
     def gettext(self, message: str, **variables: Any) -> str:
         """Jinja's new-style gettext: the translation with its `%(name)s` fields filled."""
+        if isinstance(message, Phrase):  # `_(game.title)` of a value that is a phrase already
+            return self.say(message)
         return self._catalog.gettext(message) % self._values(variables)
 
     def ngettext(self, singular: str, plural: str, num: int, **variables: Any) -> str:

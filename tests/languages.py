@@ -14,6 +14,7 @@ import re
 from functools import cache
 
 import engine
+from engine.ataxx import LAYOUTS
 from pbem import catalogs
 from pbem.commands import base
 from pbem.textwidth import width
@@ -30,9 +31,14 @@ TYPED = {
 }
 
 
+#: written so in every language: header names, which clients show in English ("anyone can put
+#: your address in From"), and English's own name in the list of languages
+HEADERS = {"From", "To", "Reply-To", "Subject", "English"}
+
+
 @cache
 def _typed_words() -> set[str]:
-    words = set(TYPED)
+    words = set(TYPED) | set(LAYOUTS)  # `blocks=cross`
     for command in base.commands():
         words.update(w.lower() for w in (command.name, *command.aliases))
         words.update(w.lower() for w in WORD.findall(str(command.syntax)) if not w.isupper())
@@ -71,7 +77,8 @@ def english_left(text: str, language: str) -> list[str]:
     # quoted lines of the player's own mail (" | ...") are theirs, not ours
     ours = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("|"))
     allowed = _own_words(language) if language == "it" else frozenset()
-    return sorted({w for w in WORD.findall(ours) if w.lower() in english_words() and w.lower() not in allowed})
+    return sorted({w for w in WORD.findall(ours)
+                   if w.lower() in english_words() and w.lower() not in allowed and w not in HEADERS})
 
 
 def too_wide(text: str, columns: int = 72) -> list[str]:
