@@ -11,7 +11,7 @@ import engine
 import pbem.commands  # noqa: F401  (registers every command)
 from pbem.commands import base, reader, words
 from pbem.commands.language import language_code
-from pbem.i18n import LANGUAGES
+from pbem.i18n import LANGUAGES, speaker
 from pbem.mail import language as detection
 from pbem.models import Player
 from tests.service.mailer import compose, reply_to, text
@@ -113,7 +113,8 @@ def test_a_new_players_language_comes_from_their_first_mail(server, body: str, c
     if code == "en":
         assert "the language of your mail" not in said
     else:
-        assert f"I write to you in {LANGUAGES[code]}, the language of your mail." in said
+        chosen = "I write to you in %(name)s, the language of your mail."
+        assert speaker(code).gettext(chosen, name=LANGUAGES[code]) in said  # in its own language
         assert '"language en"' in said
 
 
