@@ -16,6 +16,7 @@ from __future__ import annotations
 import io
 import re
 import sys
+from datetime import UTC, datetime
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -78,9 +79,16 @@ def _write(catalog: Catalog, path: Path) -> None:
     path.write_bytes(data)
 
 
+#: the dates a catalog's header says: fixed, so a .mo compiled from the same .po is the same
+#: bytes whenever it is built (the .po files keep no dates, or they would churn each run)
+DATED = datetime(2026, 1, 1, tzinfo=UTC)
+
+
 def read(path: Path, code: str | None = None) -> Catalog:
     with path.open("rb") as f:
-        return read_po(f, locale=code, domain=DOMAIN)
+        catalog = read_po(f, locale=code, domain=DOMAIN)
+    catalog.creation_date = catalog.revision_date = DATED
+    return catalog
 
 
 def extract() -> Catalog:

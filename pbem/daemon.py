@@ -63,6 +63,7 @@ class Daemon:
         faults.install()  # a test hook; does nothing unless PBEM_CRASH_AT is set
         self.stop = asyncio.Event()
         self.outbox_wake = asyncio.Event()
+        self._warmed = False
 
     async def run(self) -> None:
         loop = self._loop = asyncio.get_running_loop()
@@ -70,9 +71,6 @@ class Daemon:
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(sig, self.stop.set)
         self.monitor.start()
-        # the language model, loaded beside the loops: a new player's first mail finds it ready
-        # instead of loading it inside that mail's transaction
-        threading.Thread(target=language.warm, name="pbem-language", daemon=True).start()
         log.info("pbem serving %s (%s)", self.settings.address, "sandbox" if self.sandbox else "IMAP")
         stopper = asyncio.ensure_future(self._close_on_stop())
         try:
@@ -110,6 +108,11 @@ class Daemon:
             if not reached:  # the readiness line: migrated, serving, and the mailbox answers
                 reached = True
                 log.info("mailbox reached: %d messages waiting", len(mails))
+            if not mails and not self._warmed:
+                # the language model, loaded the first time the mailbox is empty: a new player's
+                # first mail finds it ready, and the start-up's first answers do not wait for it
+                self._warmed = True
+                threading.Thread(target=language.warm, name="pbem-language", daemon=True).start()
             handled: list[str] = []
             troubled = False
             for mail in mails:
