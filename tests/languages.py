@@ -32,8 +32,8 @@ TYPED = {
 
 
 #: written so in every language: header names, which clients show in English ("anyone can put
-#: your address in From"), and English's own name in the list of languages
-HEADERS = {"From", "To", "Reply-To", "Subject", "English"}
+#: your address in From"), English's own name in the list of languages, the rating system's name
+HEADERS = {"From", "To", "Reply-To", "Subject", "English", "Glicko"}
 
 
 @cache

@@ -12,7 +12,7 @@ import random
 
 import inscriptis
 import pytest
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 import engine
 from pbem import catalogs, players
@@ -35,9 +35,13 @@ def test_the_catalogs_are_complete_current_and_compiled() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("language", OTHERS)
 def test_every_mail_speaks_the_readers_language(language, tmp_path) -> None:
-    with exchange(language, tmp_path) as (_, rows):
+    with exchange(language, tmp_path) as (server, rows):
         assert len(rows) > 40
+        with Session(server.engine) as session:  # a player new to the script reads their own
+            reads = {p.address: p.language for p in session.exec(select(Player))}
+        assert set(reads.values()) <= {language, "ru"}
         for row in rows:
+            language = reads[row.recipient]
             mail = parse(row.message)
             body = text(mail).replace("\r\n", "\n")
             where = f"{language} {row.template}"
