@@ -40,6 +40,9 @@ def sandbox_root(settings: Settings) -> Path:
     return settings.home / "sandbox"
 
 
+WARM_AFTER = 60.0  # seconds of running before the language model is loaded beside the loops
+
+
 class Daemon:
     """Owns the mailbox, the database and the runners; `run` until `stop` is set."""
 
@@ -64,6 +67,7 @@ class Daemon:
         self.stop = asyncio.Event()
         self.outbox_wake = asyncio.Event()
         self._warmed = False
+        self._started = time.monotonic()
 
     async def run(self) -> None:
         loop = self._loop = asyncio.get_running_loop()
@@ -108,9 +112,10 @@ class Daemon:
             if not reached:  # the readiness line: migrated, serving, and the mailbox answers
                 reached = True
                 log.info("mailbox reached: %d messages waiting", len(mails))
-            if not mails and not self._warmed:
-                # the language model, loaded the first time the mailbox is empty: a new player's
-                # first mail finds it ready, and the start-up's first answers do not wait for it
+            if not mails and not self._warmed and time.monotonic() - self._started > WARM_AFTER:
+                # the language model, loaded once the daemon has run a while and the mailbox is
+                # empty: a new player's first mail finds it ready, the start-up's first answers
+                # do not wait for it, and a daemon restarted often does not load it each time
                 self._warmed = True
                 threading.Thread(target=language.warm, name="pbem-language", daemon=True).start()
             handled: list[str] = []
