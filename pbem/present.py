@@ -162,12 +162,6 @@ def _shared(session: Session, game: Game) -> dict[str, Any]:
 BOARD_WIDTH = 72  # the engines' boards fit this; so must what a mail makes of them
 
 
-def board_text(board: str | boards.Board) -> str:
-    """The engine's board as a mail shows it, in English. (A count past its target reads as
-    reached in the engine's own legend now, in every language.)"""
-    return str(board)
-
-
 def _deadline(session: Session, game: Game, viewer: Player | None) -> dict[str, Any] | None:
     key = ("deadline", game.id, game.version, game.clock_credit, viewer.timezone if viewer else None)
     cache = _cache(session)

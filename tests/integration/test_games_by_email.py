@@ -21,7 +21,6 @@ from pbem import games as G
 from pbem import words
 from pbem.db import make_engine
 from pbem.models import Game, Move
-from pbem.present import board_text
 from tests.databases import throwaway
 from tests.integration.daemon import POLLING, DaemonProcess
 from tests.integration.waits import Deadline
@@ -153,7 +152,7 @@ def test_two_players_finish_every_game_by_email(mailrig, tmp_path, database_url)
             outcome = r.outcome(final)
             assert outcome.over
             names = ("alice", "bob")
-            board = board_text(r.render(final, names=names, finished=True))  # as mails show it
+            board = r.render(final, names=names, finished=True)  # as mails show it
             for who in (alice, bob):
                 final_mail = who.over[gid]
                 assert board in final_mail, f"game {gid}: the final board in {who.user}'s mail is not the engine's"
