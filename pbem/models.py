@@ -27,6 +27,12 @@ class Player(SQLModel, table=True):
     proven_at: datetime | None = None  # when the address first showed that it receives our mail
     format: str = Field(default="html", max_length=8)  # "html": text and HTML parts; "text": text only
     language: str = Field(default="en", max_length=8)  # the code of the language of every mail to them (pbem.i18n)
+    relay: bool = True  # `say off`: the opponents' relayed messages are not passed on to them
+    notify: str = Field(default="each", max_length=8)  # "each": a mail per move; "digest": one a day
+    digest_at: str | None = Field(default=None, max_length=5)  # "HH:MM" in their zone, for `notify digest`
+    digest_due_at: datetime | None = Field(default=None, index=True)  # the next digest (UTC); None: no digest
+    digest_sent_at: datetime | None = None  # when the last digest went out (what is new since)
+    watch_mail: bool = True  # `notify off`: no mail per move of the games they watch
 
 
 class Challenge(SQLModel, table=True):
@@ -43,6 +49,7 @@ class Challenge(SQLModel, table=True):
     created_at: datetime
     days: int = 7  # time control: days per move
     weekends_off: bool = False
+    takebacks: bool = True  # `takebacks=off`: no take-back requests in the game
 
 
 class Game(SQLModel, table=True):
@@ -77,6 +84,8 @@ class Game(SQLModel, table=True):
     turn_started_at: datetime | None = None  # when the side on move got the move
     clock_credit: int = 0  # seconds the admin added to this turn's deadline
     clock_due_at: datetime | None = None  # the next reminder or deadline (pbem.clock.next_event); None: no clock
+    takebacks: bool = True  # the challenge's `takebacks=`: whether `takeback` may be asked
+    takeback_offer: int | None = None  # the side that asks to take back its last move (lapses with a move)
 
     def player_id(self, side: int) -> int:
         return self.player1_id if side else self.player0_id
@@ -101,6 +110,34 @@ class Move(SQLModel, table=True):
     player_id: int = Field(foreign_key="player.id")
     notation: str = Field(max_length=400)
     raw: str = Field(max_length=400)
+    message_id: str | None = Field(default=None, max_length=400)
+    created_at: datetime
+
+
+class Remark(SQLModel, table=True):
+    """A message a player relayed to their opponent with `say`, stored with the move it came
+    with (`ply`: that move's number; the game's ply when it came alone)."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    player_id: int = Field(foreign_key="player.id")
+    ply: int
+    text: str = Field(max_length=2000)
+    public: bool = False  # shown to the game's watchers too
+    message_id: str | None = Field(default=None, max_length=400)
+    created_at: datetime
+
+
+class Conditional(SQLModel, table=True):
+    """A conditional line (`if X then Y ...`): when the opponent plays `moves[0]` as move number
+    `ply`, the server plays `moves[1]` for the player, and the rest waits as the next line."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    player_id: int = Field(foreign_key="player.id")
+    ply: int  # the number of the opponent's move the line answers
+    moves: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))  # canonical notations
+    raw: str = Field(default="", max_length=400)  # as the player wrote it
     message_id: str | None = Field(default=None, max_length=400)
     created_at: datetime
 

@@ -164,6 +164,41 @@ WORDS: dict[str, dict[str, tuple[str, ...]]] = {
         "ko": ("복귀",),
         "zh": ("回来", "归来"),
     },
+    "say": {
+        "it": ("messaggio", "dico"),
+        "ru": ("сказать", "сообщение", "говорю"),
+        "uk": ("сказати", "повідомлення", "кажу"),
+        "ko": ("말", "메시지"),
+        "zh": ("留言", "说"),
+    },
+    "takeback": {
+        "it": ("annulla", "ripensamento"),
+        "ru": ("переходить", "отменить"),
+        "uk": ("скасувати", "переграти"),
+        "ko": ("무르기",),
+        "zh": ("悔棋",),
+    },
+    "if": {
+        "it": ("se",),
+        "ru": ("если",),
+        "uk": ("якщо",),
+        "ko": ("만약",),
+        "zh": ("如果",),
+    },
+    "notify": {
+        "it": ("avvisi", "notifiche"),
+        "ru": ("уведомления",),
+        "uk": ("сповіщення",),
+        "ko": ("알림",),
+        "zh": ("通知",),
+    },
+    "next": {
+        "it": ("prossima", "prossimo"),
+        "ru": ("следующая", "дальше"),
+        "uk": ("наступна", "далі"),
+        "ko": ("다음",),
+        "zh": ("下一局", "下一个"),
+    },
 }
 
 #: game name (the engine's) -> language code -> its names in that language (the first is the main one)
