@@ -26,7 +26,7 @@ from pbem.service import Service
 from pbem.wallclock import now
 from tests.service.conftest import Server
 from tests.service.mailer import GAME, compose, parse, reply_to
-from tests.service.test_templates import ALICE, BOB, CAROL, SCRIPT
+from tests.service.test_templates import ALICE, BOB, CAROL, SCRIPT, numbered
 
 
 @contextmanager
@@ -42,6 +42,7 @@ def exchange(language: str, home: Path) -> Iterator[tuple[Server, list[Outbox]]]
             session.commit()
         server = Server(Service(settings, engine))
         for sender, line, reply in SCRIPT:
+            line = numbered(server, line)
             if line.startswith("language "):  # the script's own changes of language stay in this one
                 line = f"language {language}"
             raw = reply_to(sender, server.last(sender), line) if reply else compose(sender, line)
