@@ -57,8 +57,9 @@ def round_robin(players: Sequence[int], *, double: bool = False) -> list[list[Pa
     With numbers 1..n (n even, the bye as number n when the field is odd) and m = n - 1,
     round r pairs i with j when i + j = r + 1 (mod m); the i with 2i = r + 1 (mod m) meets
     n instead, n having white in the even rounds; of i and j, i has white when j - i is
-    odd (mod m). So colours alternate round by round and every player has as many whites
-    as blacks, give or take one. `double` plays the rounds again with colours reversed.
+    odd (mod m). So colours alternate (never three alike in a row) and every player has
+    as many whites as blacks, give or take one. `double` plays the rounds again with
+    colours reversed.
     """
     if len(set(players)) != len(players):
         raise ValueError("a player is listed twice")
@@ -82,7 +83,12 @@ def round_robin(players: Sequence[int], *, double: bool = False) -> list[list[Pa
         boards = [_board(numbers[w], numbers[b]) for w, b in games]
         rounds.append(sorted(boards, key=lambda p: p.bye))  # the bye last, as in a Swiss round
     if double:
-        rounds += [[p.reversed() for p in rnd] for rnd in rounds]
+        # the Handbook's advice: the first cycle's last two rounds swap, or some would
+        # have one colour three times in a row where the cycles meet
+        second = [[p.reversed() for p in rnd] for rnd in rounds]
+        if len(rounds) > 2:
+            rounds[-2:] = rounds[:-3:-1]
+        rounds += second
     return rounds
 
 
