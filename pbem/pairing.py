@@ -205,9 +205,9 @@ def swiss_round(
             bye.append(Pairing(next(p for p in edge if p != _BYE)))
             continue
         a, b = sorted(edge, key=rank.__getitem__)
-        (white, black), faults = _orient(a, b, colours)
-        if faults == _orient(b, a, colours)[1] and not (colours.get(a) or colours.get(b)):
-            # nobody has a colour yet: alternate by board, as the first round's lot would
+        (white, black), _ = _orient(a, b, colours)
+        if a not in colours and b not in colours:
+            # neither has had a colour yet: alternate by board, as the first round's lot would
             white, black = (a, b) if len(boards) % 2 == 0 else (b, a)
         boards.append(Pairing(white, black))
     return boards + bye
