@@ -64,7 +64,8 @@ class Result:
     @classmethod
     def forfeited(cls, round: int, pairing: Pairing, absent: Iterable[int], points: float = 1.0) -> Result:
         """A scheduled game not played: whoever is present scores `points`, the absent nothing."""
-        assert pairing.second is not None
+        if pairing.second is None:
+            raise ValueError("a bye cannot be forfeited")
         gone = set(absent)
         return cls(
             round, pairing.first, pairing.second,
