@@ -20,17 +20,17 @@ depends_on = None
 
 def upgrade() -> None:
     with op.batch_alter_table("player") as batch:
-        batch.add_column(sa.Column("relay", sa.Boolean(), nullable=False, server_default=sa.true()))
+        batch.add_column(sa.Column("relay", sa.Boolean(), nullable=False, server_default="1"))
         batch.add_column(sa.Column("notify", sa.String(length=8), nullable=False, server_default="each"))
         batch.add_column(sa.Column("digest_at", sa.String(length=5), nullable=True))
         batch.add_column(sa.Column("digest_due_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=True))
         batch.add_column(sa.Column("digest_sent_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=True))
-        batch.add_column(sa.Column("watch_mail", sa.Boolean(), nullable=False, server_default=sa.true()))
-        batch.create_index("ix_player_digest_due_at", ["digest_due_at"])
+        batch.add_column(sa.Column("watch_mail", sa.Boolean(), nullable=False, server_default="1"))
+    op.create_index("ix_player_digest_due_at", "player", ["digest_due_at"])
     with op.batch_alter_table("challenge") as batch:
-        batch.add_column(sa.Column("takebacks", sa.Boolean(), nullable=False, server_default=sa.true()))
+        batch.add_column(sa.Column("takebacks", sa.Boolean(), nullable=False, server_default="1"))
     with op.batch_alter_table("game") as batch:
-        batch.add_column(sa.Column("takebacks", sa.Boolean(), nullable=False, server_default=sa.true()))
+        batch.add_column(sa.Column("takebacks", sa.Boolean(), nullable=False, server_default="1"))
         batch.add_column(sa.Column("takeback_offer", sa.Integer(), nullable=True))
     op.create_table(
         "remark",
@@ -68,7 +68,7 @@ def downgrade() -> None:
         batch.drop_column("takebacks")
     with op.batch_alter_table("challenge") as batch:
         batch.drop_column("takebacks")
+    op.drop_index("ix_player_digest_due_at", table_name="player")
     with op.batch_alter_table("player") as batch:
-        batch.drop_index("ix_player_digest_due_at")
         for column in ("watch_mail", "digest_sent_at", "digest_due_at", "digest_at", "notify", "relay"):
             batch.drop_column(column)
