@@ -10,6 +10,7 @@ from freezegun import freeze_time
 from sqlmodel import Session, select
 
 from pbem import digests, timekeeper
+from pbem.commands import reader
 from pbem.models import Player, Remark
 from tests.service.mailer import reply_to, text
 
@@ -36,6 +37,16 @@ def _digests(server, address: str) -> list:
 
 def _utc(at: datetime | None) -> datetime | None:
     return at.replace(tzinfo=UTC) if at is not None and at.tzinfo is None else at
+
+
+def _reads_safely(mail) -> None:
+    """As tests/service/test_templates.py checks every mail sent by mail: no line too wide, none
+    that reads as a command, an HTML part beside the text."""
+    for line in text(mail).splitlines()[1:]:
+        assert len(line) <= 72, f"too wide: {line!r}"
+        assert reader.classify(line.strip()) is None, f"{line!r} reads as a command"
+    assert mail.get_body(preferencelist=("html",)) is not None
+    assert mail["Reply-To"].startswith("pbem+")
 
 
 def _three_games(server) -> None:
@@ -75,6 +86,7 @@ def test_a_digest_across_three_games_comes_once_a_day_at_eight_in_rome(server) -
             assert f"Game #{n}, " in body and f"against {name}" in " ".join(body.split())
         assert body.count("Your deadline:") == 3
         assert [line.split()[:2] for line in _answers(first[0])] == [["move", "1"], ["move", "2"], ["move", "3"]]
+        _reads_safely(first[0])
 
         # across the change to summer time the digest stays at 08:00 on the wall clock
         assert _utc(_player(server, ALICE).digest_due_at) == SUNDAY_8
@@ -122,6 +134,7 @@ def test_no_mail_per_move_in_digest_mode_but_reminders_and_relayed_words(server)
         assert _round(server) == 1
         body = text(_digests(server, ALICE)[-1])
         assert 'bob: "Good luck!"' in body and "bob played f1" in body
+        _reads_safely(_digests(server, ALICE)[-1])
         clock.move_to(datetime(2027, 3, 28, 11, 30, tzinfo=UTC))
         assert _round(server) == 1
         assert "Good luck" not in text(_digests(server, ALICE)[-1])  # said once, in the first
