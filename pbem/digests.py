@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import Engine, update
 from sqlmodel import Session, select
+from sqlmodel.sql.expression import SelectOfScalar
 
 from pbem import digest, post
 from pbem.commands.reader import guarded_templates
@@ -40,10 +41,7 @@ def send_due(engine: Engine, settings: Settings, templates: Templates | None = N
     sent = 0
     while True:
         with Session(engine) as session:
-            ids = list(session.exec(
-                select(Player.id).where(Player.digest_due_at <= at)
-                .order_by(Player.digest_due_at, Player.id).limit(BATCH)
-            ))
+            ids = list(session.exec(due_query(at)))
         fresh = [player_id for player_id in ids if player_id not in seen]
         if fresh and templates is None:
             templates = guarded_templates(settings)
@@ -57,6 +55,12 @@ def send_due(engine: Engine, settings: Settings, templates: Templates | None = N
         seen.update(fresh)
         if len(ids) < BATCH or not fresh:
             return sent
+
+
+def due_query(at: datetime) -> SelectOfScalar[int]:
+    """The next players due at `at`, soonest first: read through ix_player_digest_due_at, so
+    no player who is not due (nor one who takes no digest, stored as NULL) is read."""
+    return select(Player.id).where(Player.digest_due_at <= at).order_by(Player.digest_due_at).limit(BATCH)
 
 
 def _handle(session: Session, settings: Settings, templates: Templates, player_id: int, at: datetime) -> int:

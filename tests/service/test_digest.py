@@ -202,3 +202,28 @@ def test_a_digest_sent_late_stands_for_that_day(server) -> None:
         clock.move_to(SUNDAY_8)
         assert _round(server) == 0  # not a second one an hour later
         assert _utc(_player(server, ALICE).digest_due_at) == MONDAY_8
+
+
+def test_a_round_with_nothing_due_is_one_query_through_the_index(server) -> None:
+    from sqlalchemy import event
+
+    from pbem.digests import due_query
+
+    server.say(ALICE, "notify digest 08:00")
+    server.confirm(ALICE)  # one player with a digest tomorrow: not due
+    statements: list[str] = []
+
+    def seen(_conn, _cursor, statement, *_args) -> None:  # noqa: ANN001
+        statements.append(statement)
+
+    event.listen(server.engine, "before_cursor_execute", seen)
+    try:
+        assert _round(server) == 0
+    finally:
+        event.remove(server.engine, "before_cursor_execute", seen)
+    queries = [s for s in statements if not s.startswith("BEGIN")]  # SQLite's BEGIN IMMEDIATE
+    assert len(queries) == 1 and "digest_due_at" in queries[0], queries
+    compiled = due_query(datetime.now(UTC)).compile(server.engine, compile_kwargs={"literal_binds": True})
+    with server.engine.connect() as conn:
+        plan = " ".join(str(row[-1]) for row in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {compiled}"))
+    assert "ix_player_digest_due_at" in plan, plan
