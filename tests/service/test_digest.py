@@ -45,7 +45,8 @@ def _reads_safely(mail) -> None:
     for line in text(mail).splitlines()[1:]:
         assert len(line) <= 72, f"too wide: {line!r}"
         assert reader.classify(line.strip()) is None, f"{line!r} reads as a command"
-    assert mail.get_body(preferencelist=("html",)) is not None
+    html = mail.get_body(preferencelist=("html",)).get_content()
+    assert html.count("<table") >= text(mail).count("Your deadline:")  # each board drawn
     assert mail["Reply-To"].startswith("pbem+")
 
 
@@ -65,7 +66,8 @@ def _answers(mail) -> list[str]:
     return re.findall(r'"(move \d+ [^"]+)"', " ".join(text(mail).split()))
 
 
-def test_a_digest_across_three_games_comes_once_a_day_at_eight_in_rome(server) -> None:
+def test_a_digest_across_three_games_comes_once_a_day_at_eight_in_rome(any_server) -> None:
+    server = any_server  # the round locks each due player: on both stores
     with freeze_time(FRIDAY) as clock:
         _three_games(server)
         server.say(ALICE, "notify digest 8:00")
