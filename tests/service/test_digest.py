@@ -229,3 +229,20 @@ def test_a_round_with_nothing_due_is_one_query_through_the_index(server) -> None
     with server.engine.connect() as conn:
         plan = " ".join(str(row[-1]) for row in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {compiled}"))
     assert "ix_player_digest_due_at" in plan, plan
+
+
+def test_words_relayed_while_no_game_waits_come_in_a_digest_of_their_own(server) -> None:
+    with freeze_time(FRIDAY) as clock:
+        _three_games(server)
+        server.say(ALICE, "notify digest 08:00")
+        server.say(ALICE, "move 1 f1\nmove 2 f1\nmove 3 f1")  # no game waits for her now
+        with Session(server.engine) as session:
+            session.add(Remark(game_id=2, player_id=_player(server, CAROL).id, ply=1, text="Nice opening",
+                               created_at=FRIDAY + timedelta(minutes=1)))
+            session.commit()
+        clock.move_to(SATURDAY_8)
+        assert _round(server) == 1
+        mail = _digests(server, ALICE)[-1]
+        assert mail["Subject"].startswith("[pbem] Your digest: messages from your opponents")
+        assert 'carol: "Nice opening"' in text(mail) and "No game waits for your move" in text(mail)
+        _reads_safely(mail)
