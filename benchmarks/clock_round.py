@@ -1,4 +1,5 @@
-"""The clock round at scale: one `timekeeper.tick` beside 1,000 and 100,000 games in progress.
+"""The clock round at scale: one `timekeeper.tick` beside 1,000 and 100,000 games in progress
+(with the digest round that follows it in the daemon, `digests.send_due`: no player's due).
 
 For each size a SQLite database is migrated and filled in bulk (SQLAlchemy Core
 executemany): players, and games in progress whose stored next clock event
@@ -37,7 +38,7 @@ from sqlalchemy import event, insert, update  # noqa: E402
 from sqlmodel import Session  # noqa: E402
 
 import engine  # noqa: E402
-from pbem import clock, timekeeper  # noqa: E402
+from pbem import clock, digests, timekeeper  # noqa: E402
 from pbem.commands.reader import guarded_templates  # noqa: E402
 from pbem.config import Settings  # noqa: E402
 from pbem.db import make_engine, migrate  # noqa: E402
@@ -114,6 +115,7 @@ def one_round(db, settings: Settings, templates) -> tuple[float, float, int, tim
     try:
         wall, cpu = time.perf_counter(), time.process_time()
         done = timekeeper.tick(db, settings, templates)
+        digests.send_due(db, settings, templates)  # the daemon's clock round runs both
         cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     finally:
         event.remove(db, "before_cursor_execute", counted)

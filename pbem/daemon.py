@@ -19,7 +19,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from pbem import faults, outbox, quarantine, timekeeper
+from pbem import digests, faults, outbox, quarantine, timekeeper
 from pbem.config import Settings
 from pbem.db import make_engine, migrate
 from pbem.mail import language
@@ -173,8 +173,11 @@ class Daemon:
         while not self.stop.is_set():
             try:
                 done = await asyncio.to_thread(timekeeper.tick, self.engine, self.settings, self.service.templates)
-                if done.reminders or done.forfeits:
+                mailed = await asyncio.to_thread(digests.send_due, self.engine, self.settings, self.service.templates)
+                if done.reminders or done.forfeits or mailed:
                     self.outbox_wake.set()
+                if mailed:
+                    log.info("digest round: %d digests", mailed)
                 if first or done.reminders or done.forfeits:  # progress the operator (and tests) can see
                     log.info("clock round%s: %d reminders, %d forfeits", " (start)" * first,
                              done.reminders, done.forfeits)

@@ -44,6 +44,9 @@ EVENTS: dict[str, dict[str, str]] = {
 
 #: what the opponent reads instead when the event ended the game (a move that ends it)
 _ENDED = {"your_move.txt": "game_over.txt"}
+#: the mails per move that a player in digest mode does not get: the digest shows the board
+#: and what was said instead (the start, the end, draw offers and reminders still come)
+DIGESTED = ("your_move.txt", "said.txt")
 
 
 @dataclass
@@ -84,6 +87,10 @@ def tell(
         if ended and role == "opponent":
             template = _ENDED.get(template, template)
         for player in _recipients(session, role, game, actor):
+            if role != "actor" and digested(player, template):
+                continue
+            if role == "watchers" and not player.watch_mail and game.status == "active":
+                continue  # `notify off`: no mail per move of a watched game; its end still comes
             view = game_view(session, game, player)
             letters.append(
                 Letter(
@@ -96,6 +103,11 @@ def tell(
                 )
             )
     return letters
+
+
+def digested(player: Player, template: str) -> bool:
+    """Whether a letter (not a reply) with `template` waits for `player`'s digest instead."""
+    return player.notify == "digest" and template in DIGESTED
 
 
 def _recipients(session: Session, role: str, game: Game, actor: Player | None) -> list[Player]:

@@ -18,7 +18,7 @@ from pbem import htmlmail, present, records, trust
 from pbem.config import Settings
 from pbem.mail import outbound
 from pbem.models import Game, Outbox, Player
-from pbem.notify import Letter
+from pbem.notify import Letter, digested
 from pbem.templates import Templates
 from pbem.wallclock import now
 
@@ -38,8 +38,9 @@ def post(
 ) -> list[Outbox]:
     """Queue the letters: the reply sections as one mail (threaded under the mail being
     answered, listing its `ignored` lines), every other letter grouped into one mail per
-    recipient and game, so that two facts about one game reach a player in one mail."""
-    letters = list(letters)
+    recipient and game, so that two facts about one game reach a player in one mail. A letter
+that a player in digest mode reads in their digest instead (`notify.digested`) is dropped."""
+    letters = [letter for letter in letters if letter.reply or not digested(letter.player, letter.template)]
     rows = []
     replies = [letter for letter in letters if letter.reply]
     _read_threads(session, [(replies[0].player, reply_game)] if replies else [],

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from engine.phrases import phrase
-from pbem import clock, notify
+from pbem import clock, digest, notify
 from pbem import games as G
 from pbem.commands.base import Call, Command, Context, register
 from pbem.errors import CommandError
@@ -58,6 +58,7 @@ class Timezone(Command):
         ctx.session.add(ctx.player)
         ctx.session.flush()
         clock.reschedule_player(ctx.session, ctx.player, ctx.settings.reminders)  # weekends off follow the zone
+        digest.schedule(ctx.player, now())  # the digest keeps its time on the new zone's clock
         games = [game_view(ctx.session, g, ctx.player) for g in G.active_games(ctx.session, ctx.player)]
         ctx.reply("timezone.txt", zone=name, local=clock.local(now(), clock.zone(name)), games=games)
 

@@ -59,11 +59,17 @@ SCRIPT = [
     (ALICE, "stats", True),
     # each feature's lines follow here, as a block of its own: `{game}` and `{challenge}` stand for
     # the newest game's and challenge's numbers when the line is sent, so blocks need no renumbering
+    (ALICE, "notify digest 08:00", True),
+    (ALICE, "notify", True),
+    (ALICE, "notify off", True),
+    (ALICE, "notify each", True),
     (ALICE, "\n".join(["help"] * 40), True),
     ("dora@example.org", "правила", False),  # a new player's first mail: the language it is written in
 ]
 # Sent by the clock or the admin CLI, not in answer to a mail; their own tests render them.
 NOT_BY_MAIL = {"reminder.txt", "extended.txt", "adjudicated.txt", "undone.txt", "cancelled.txt"}
+# The daily digest, sent by the clock: tests/service/test_digest.py renders and checks it.
+NOT_BY_MAIL |= {"digest.txt"}
 # Sent when a day's reply budget runs out: tests/trust/test_budget.py sends it.
 NOT_BY_MAIL |= {"quiet.txt"}
 # Never a mail's first section (it follows the answer to a new player's first mail), so no
