@@ -59,6 +59,18 @@ SCRIPT = [
     (ALICE, "stats", True),
     # each feature's lines follow here, as a block of its own: `{game}` and `{challenge}` stand for
     # the newest game's and challenge's numbers when the line is sent, so blocks need no renumbering
+    # take-backs: asked, refused, asked again and accepted (a watcher told); a challenge without them
+    (ALICE, "challenge ataxx bob@example.org colour=first", True),
+    (BOB, "accept {challenge}", True),
+    (CAROL, "watch {game}", True),
+    (ALICE, "move {game} f2", True),
+    (ALICE, "takeback {game}", True),
+    (BOB, "takeback {game} refuse", True),
+    (ALICE, "takeback {game}", True),
+    (BOB, "takeback {game} accept", True),
+    (CAROL, "challenge myriades takebacks=off", True),
+    (BOB, "open", True),
+    (CAROL, "withdraw {challenge}", True),
     (ALICE, "\n".join(["help"] * 40), True),
     ("dora@example.org", "правила", False),  # a new player's first mail: the language it is written in
 ]
