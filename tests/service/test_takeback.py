@@ -204,3 +204,19 @@ def test_an_old_board_cannot_accept_but_may_refuse(server) -> None:
     assert _moves(server) == ["f2"]
     server.send(reply_to(BOB, old, "takeback refuse"))
     assert _game(server).takeback_offer is None
+
+
+def test_admin_game_lists_the_take_back_with_the_changes(server, tmp_path) -> None:
+    from tests.admin.conftest import run, write_config
+
+    _opening(server)
+    _answer(server, ALICE, "takeback")
+    settings = server.service.settings
+    config = write_config(tmp_path / "pbem.toml", {"address": settings.address, "home": str(settings.home),
+                                                  "database_url": settings.database_url})
+    assert "  take-back request: x" in run("game", "1", config=config).splitlines()
+    _answer(server, BOB, "takeback accept")
+    shown = run("game", "1", config=config)
+    changes = shown.split("Admin changes:")[1]
+    assert "takeback" in changes and "took back f2 (move 1)" in changes and f"accepted by {BOB}" in changes
+    assert "  take-back request: none" in shown.splitlines()
