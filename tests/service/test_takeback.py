@@ -9,7 +9,7 @@ from sqlmodel import Session, select
 
 from pbem import games as G
 from pbem.models import AdminAction, Conditional, Game, Move, Player
-from tests.service.mailer import reply_to, text
+from tests.service.mailer import compose, reply_to, text
 from tests.service.players import ALICE, BOB, CAROL, flat, start_game
 
 
@@ -220,3 +220,21 @@ def test_admin_game_lists_the_take_back_with_the_changes(server, tmp_path) -> No
     changes = shown.split("Admin changes:")[1]
     assert "takeback" in changes and "took back f2 (move 1)" in changes and f"accepted by {BOB}" in changes
     assert "  take-back request: none" in shown.splitlines()
+
+
+def test_an_answer_without_proof_waits_for_confirmation(server) -> None:
+    _opening(server)
+    _answer(server, ALICE, "takeback")
+    server.send(compose(BOB, "takeback accept"))  # no token, no thread: anyone could have sent it
+    assert _moves(server) == ["f2"] and _game(server).takeback_offer == 0
+    assert "Did you write to me?" in server.last(BOB)["Subject"]
+    server.confirm(BOB)
+    assert _moves(server) == [] and _game(server).takeback_offer is None
+    assert "bob let you take back f2 in game #1." in flat(server.last(ALICE))
+
+
+def test_help_takeback(server) -> None:
+    server.say(ALICE, "help takeback")
+    body = flat(server.last(ALICE))
+    assert "takeback [ID] [accept|refuse]" in body
+    assert "Only your own last move can be taken back" in body
