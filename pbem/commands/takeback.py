@@ -179,6 +179,7 @@ def _accept(ctx: Context, game: Game, side: int) -> None:
 def _refuse(ctx: Context, game: Game, side: int) -> None:
     """The request is gone; the game goes on from the same position."""
     _request(game, side, "refuse")
+    ctx.game_hint = ctx.inbound.game_id = game.id  # as the runner does for a line that needs the board
     last = G.last_move(ctx.session, game)
     game.takeback_offer = None
     G.touch(game, now())
