@@ -102,6 +102,8 @@ def _game_detail(session: Session, game: Game) -> dict:
         "sides": [{"side": rules.sides[i], "name": p.name, "address": p.address} for i, p in enumerate((p0, p1))],
         "on_move": rules.sides[game.turn] if game.status == "active" else None,
         "draw_offer": rules.sides[game.draw_offer] if game.draw_offer is not None else None,
+        "takebacks": game.takebacks,
+        "takeback_offer": rules.sides[game.takeback_offer] if game.takeback_offer is not None else None,
         "version": game.version,
         "winner": game.winner,
         "timing": extra,
@@ -178,6 +180,7 @@ def admin_game(ctx: click.Context, game_id: int, as_json: bool) -> None:
     if d["on_move"]:
         echo(f"  on move: {d['on_move']}   ply {d['ply']}   version {d['version']}")
     echo(f"  draw offer: {d['draw_offer'] or 'none'}")
+    echo(f"  take-back request: {d['takeback_offer'] or 'none'}" if d["takebacks"] else "  take-backs: off")
     for key, value in d["timing"].items():
         echo(f"  {key.replace('_', ' ')}: {_timing(key, value)}")
     if d["watchers"]:

@@ -163,6 +163,7 @@ def start(session: Session, challenge: Challenge, acceptor: Player, first: Playe
         updated_at=now,
         days=challenge.days,
         weekends_off=challenge.weekends_off,
+        takebacks=challenge.takebacks,
         turn_started_at=now,  # the first mover's clock starts with the game
         clock_due_at=now,  # due until the caller reschedules it (clock.reschedule knows the reminders)
     )
@@ -215,6 +216,7 @@ def play(
     session.info.setdefault("pbem.moves", {})[game.id] = record  # the newest move, for the mails
     _set_position(game, after)
     game.draw_offer = None
+    game.takeback_offer = None  # a take-back request lapses when the opponent moves
     game.turn_started_at, game.clock_credit = now, 0  # the next player's clock starts
     game.clock_due_at = now  # due until the caller reschedules it (clock.reschedule)
     touch(game, now)
@@ -260,6 +262,7 @@ def finish(
     game.termination = str(termination) if termination is not None else None
     game.details = dict(details or {})
     game.draw_offer = None
+    game.takeback_offer = None
     game.clock_due_at = None  # no clock any more
     touch(game, now)
     session.add(game)
@@ -280,6 +283,7 @@ def cancel(session: Session, game: Game, reason: str, now: datetime) -> None:
     game.result = None
     game.reason = f"cancelled: {reason}"[:200]
     game.draw_offer = None
+    game.takeback_offer = None
     game.clock_due_at = None  # no clock any more
     touch(game, now)
     session.add(game)
@@ -305,6 +309,7 @@ def undo(session: Session, game: Game, plies: int, now: datetime) -> list[Move]:
     # The turns taken back start anew, so their reminders go out again when they fall due.
     session.exec(delete(Reminder).where(Reminder.game_id == game.id, Reminder.ply >= game.ply))
     game.draw_offer = None
+    game.takeback_offer = None  # the move it was about may be gone
     game.clock_due_at = now  # another side may be on move: due until the caller reschedules it
     touch(game, now)
     _remember(game, pos)

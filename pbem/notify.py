@@ -31,6 +31,11 @@ EVENTS: dict[str, dict[str, str]] = {
     "draw_agreed": {"actor": "game_over.txt", "opponent": "game_over.txt", "watchers": "watched_move.txt"},
     "draw_offered": {"actor": "draw_offered.txt", "opponent": "draw_offer.txt"},
     "draw_refused": {"actor": "draw_refused.txt", "opponent": "draw_refused.txt"},
+    "takeback_asked": {"actor": "takeback_asked.txt", "opponent": "takeback_asked.txt"},
+    "takeback_accepted": {
+        "actor": "takeback_accepted.txt", "opponent": "takeback_accepted.txt", "watchers": "takeback_accepted.txt",
+    },
+    "takeback_refused": {"actor": "takeback_refused.txt", "opponent": "takeback_refused.txt"},
     "away": {"opponent": "opponent_away.txt"},
     "back": {"opponent": "opponent_back.txt"},
     "reminder": {"mover": "reminder.txt"},

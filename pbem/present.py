@@ -69,6 +69,7 @@ def game_view(session: Session, game: Game, viewer: Player | None = None) -> dic
         "your_side": side_names[viewer_side] if viewer_side is not None else None,
         "your_turn": game.status == "active" and viewer_side == game.turn,
         "draw_offer_by_opponent": game.draw_offer is not None and game.draw_offer != viewer_side,
+        "takeback_offer_by_opponent": game.takeback_offer is not None and game.takeback_offer != viewer_side,
         "you_won": viewer_side is not None and game.winner == viewer_side,
         "deadline": _deadline(session, game, viewer),  # None once the game is over
     }
@@ -144,6 +145,8 @@ def _shared(session: Session, game: Game) -> dict[str, Any]:
         "examples": rules.examples(pos) if game.status == "active" else [],
         "notation": rules.notation(),
         "draw_offer": side_names[game.draw_offer] if game.draw_offer is not None else None,
+        "takebacks": game.takebacks,  # `takebacks=off` at the challenge: none may be asked
+        "takeback_offer": side_names[game.takeback_offer] if game.takeback_offer is not None else None,
         "result": game.result,
         "reason": game.reason,
         "ending": game.ending,
@@ -191,6 +194,7 @@ def challenge_view(session: Session, challenge: Challenge) -> dict[str, Any]:
             else None
         ),
         "status": challenge.status,
+        "takebacks": challenge.takebacks,
         "created": Day(challenge.created_at),
     }
 

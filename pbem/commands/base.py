@@ -103,6 +103,12 @@ class Command:
     def run(self, ctx: Context, call: Call) -> None:
         raise NotImplementedError
 
+    def needs_board(self, args: list[str]) -> bool:
+        """Whether this line acts on the game's current position: `needs_current_board`, unless
+        a command's forms differ (`takeback refuse` changes no position, `takeback` does).
+        `args` are the line's words after the command and its game number."""
+        return self.needs_current_board
+
     @classmethod
     def help(cls) -> str:
         """The docstring, its prose joined into paragraphs (the mail is wrapped to fit), its

@@ -25,7 +25,7 @@ from pbem.models import Challenge, Outbox, Player
 from pbem.present import challenge_view, title
 from pbem.wallclock import now
 
-SERVICE_OPTIONS = ("variant", "colour", "days", "weekends")
+SERVICE_OPTIONS = ("variant", "colour", "days", "weekends", "takebacks")
 
 
 def _split_options(words: list[str]) -> tuple[list[str], dict[str, str]]:
@@ -65,6 +65,24 @@ def _colour(cls: type[engine.Rules], wish: str) -> str:
     return wish
 
 
+def _takebacks(value: str | None) -> bool:
+    """The `takebacks=` option: whether the players may ask to take back a move (on unless off).
+    A service option like `days=`, so the engine never sees it."""
+    if value is None:
+        return True
+    word = value.strip().lower()
+    if word not in ("off", "on"):
+        raise CommandError(
+            phrase("{option} means nothing to me.", option=f"takebacks={value[:10]}"),
+            phrase(
+                "Write {off} to allow no take-backs in the game ({on} is the default).",
+                off="takebacks=off", on="takebacks=on",
+            ),
+            code="challenge.takebacks", params={"value": value[:10]},
+        )
+    return word == "on"
+
+
 def _hint(exc: engine.EngineError, plain: list[str]) -> Phrase:
     """What to write instead: the nearest game to an unknown name (pointing to its rules would
     fail too), else the rules of the named game, which list its options."""
@@ -88,7 +106,8 @@ class ChallengeCommand(Command):
        or: challenge ataxx variant=infection blocks=cross   (open to anyone)
     Options: variant= ({variants}), colour= (your
     side, or first, second, random), days= (per move, 1 to 30, default 7), weekends=off (the
-    clock stops on Saturdays and Sundays), and the game's own options, which "rules GAME" lists.
+    clock stops on Saturdays and Sundays), takebacks=off (no take-back may be asked in the
+    game), and the game's own options, which "rules GAME" lists.
     """
 
     name = "challenge"
@@ -120,6 +139,7 @@ class ChallengeCommand(Command):
                 ),
             )
         days, weekends_off = time_control(ctx, options)
+        takebacks = _takebacks(options.pop("takebacks", options.pop("takeback", None)))
         try:
             cls = _choose_kind(plain[0], options.pop("variant", None))
             colour = _colour(cls, options.pop("colour", "random"))
@@ -147,6 +167,7 @@ class ChallengeCommand(Command):
             created_at=now(),
             days=days,
             weekends_off=weekends_off,
+            takebacks=takebacks,
         )
         ctx.session.add(challenge)
         ctx.session.flush()

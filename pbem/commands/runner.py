@@ -150,7 +150,7 @@ def _run_line(ctx: Context, line: Line, trusted: bool = False) -> None:
         raise missing
     if command.needs_current_records and ctx.evidence.stale:
         raise STALE
-    if game is not None and command.needs_current_board:
+    if game is not None and command.needs_board(args):
         if trust.outdated(ctx.evidence, game.id):
             raise CommandError(
                 phrase(

@@ -86,7 +86,8 @@ OTHER = {"name": "YAN", "address": "Y@Y.Y", "called": "YAN"}
 def _challenge(**changes: Any) -> dict[str, Any]:
     return {
         "id": 7, "kind": "ataxx", "describe": "DESC", "title": "TITLE", "colour": "random",
-        "sides": ("x", "o"), "challenger": PERSON, "opponent": OTHER, "created": "1 DEC 2026", **changes,
+        "sides": ("x", "o"), "challenger": PERSON, "opponent": OTHER, "created": "1 DEC 2026", "takebacks": True,
+        **changes,
     }
 
 
@@ -118,6 +119,9 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("named.txt", {"new": "ZED", "old": "YAN"}),
     ("open.txt", {"challenges": [_challenge(opponent=None)]}),
     ("open.txt", {"challenges": []}),
+    ("open.txt", {"challenges": [_challenge(opponent=None, takebacks=False)]}),
+    ("challenged.txt", {"challenge": _challenge(takebacks=False)}),
+    ("challenge_received.txt", {"challenge": _challenge(takebacks=False)}),
     ("ratings.txt", {"title": "TITLE", "me": "Z@Z.Z", "rows": [
         {"rank": 1, "rating": 1500, "deviation": 350, "games": 2, "name": "ZED", "address": "Z@Z.Z"}]}),
     ("ratings.txt", {"title": "TITLE", "me": "Z@Z.Z", "rows": []}),

@@ -63,6 +63,18 @@ SCRIPT = [
     (ALICE, "notify", True),
     (ALICE, "notify off", True),
     (ALICE, "notify each", True),
+    # take-backs: asked, refused, asked again and accepted (a watcher told); a challenge without them
+    (ALICE, "challenge ataxx bob@example.org colour=first", True),
+    (BOB, "accept {challenge}", True),
+    (CAROL, "watch {game}", True),
+    (ALICE, "move {game} f2", True),
+    (ALICE, "takeback {game}", True),
+    (BOB, "takeback {game} refuse", True),
+    (ALICE, "takeback {game}", True),
+    (BOB, "takeback {game} accept", True),
+    (CAROL, "challenge myriades takebacks=off", True),
+    (BOB, "open", True),
+    (CAROL, "withdraw {challenge}", True),
     (ALICE, "\n".join(["help"] * 40), True),
     ("dora@example.org", "правила", False),  # a new player's first mail: the language it is written in
 ]

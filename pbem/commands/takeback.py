@@ -1,0 +1,189 @@
+"""Take-backs: `takeback [ID]` asks the opponent to take back the sender's last move, and
+the opponent answers `takeback [ID] accept` or `takeback [ID] refuse` (or simply moves,
+which lets the request lapse).
+
+A request is about one ply: the sender's own last move, while the opponent has not moved
+since. Accepting undoes that ply through `pbem.games.undo` (the engine replays the rest),
+gives the move back to the sender with a fresh turn on the clock, drops the game's pending
+conditional lines (the position they answer is gone) and keeps the undone move in the
+audit trail, where `pbem admin game` shows it beside the operator's changes.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from sqlmodel import delete, select
+
+from engine.phrases import phrase
+from pbem import audit, clock, notify
+from pbem import games as G
+from pbem.commands import words
+from pbem.commands.base import Call, Command, Context, register
+from pbem.errors import CommandError, GameError
+from pbem.i18n import N_
+from pbem.models import Conditional, Game, Move, Player
+from pbem.wallclock import now
+
+Verb = Literal["ask", "accept", "refuse"]
+
+
+def _folded(*commands: str) -> frozenset[str]:
+    """The words of `commands` in every language, folded: an answer may be written in the
+    reader's words of accept/decline (`takeback принимаю`, `takeback rifiuto`)."""
+    found = set()
+    for command in commands:
+        found.add(words.fold(command))
+        for spellings in words.WORDS.get(command, {}).values():
+            found.update(words.fold(w) for w in spellings)
+    return frozenset(found)
+
+
+ACCEPTS = _folded("accept", "yes", "ok")
+REFUSES = _folded("refuse", "decline", "no")
+
+
+def verb(args: list[str]) -> Verb | None:
+    """What a line asks: no word is a request, else an answer; None for a word it does not know."""
+    if not args:
+        return "ask"
+    if len(args) == 1:
+        word = words.fold(args[0]).strip(".,;:!")
+        if word in ACCEPTS:
+            return "accept"
+        if word in REFUSES:
+            return "refuse"
+    return None
+
+
+@register
+class Takeback(Command):
+    """Ask your opponent to take back your last move, before they have moved; or answer
+    their request.
+
+    Write: takeback          (or: takeback 42)
+       or: takeback accept   (or: takeback 42 refuse)
+    A request lapses when your opponent moves. A challenge with takebacks=off allows none.
+    """
+
+    name = "takeback"
+    aliases = ("take-back",)
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("takeback [ID] [accept|refuse]")
+    summary = N_("ask to take back your last move, or answer such a request")
+
+    takes_game = True
+    requires_proof = True
+    needs_current_board = True
+    max_args = 2  # a game number and an answer; a longer line is prose ("takeback was kind of them")
+
+    def needs_board(self, args: list[str]) -> bool:
+        """Asking and accepting act on the position the sender has seen; a refusal changes none."""
+        return verb(args) != "refuse"
+
+    def run(self, ctx: Context, call: Call) -> None:
+        chosen = verb(call.args)
+        if chosen is None:
+            raise CommandError(
+                phrase('I do not know "{word}" after {command}.', word=" ".join(call.args)[:40], command="takeback"),
+                phrase(
+                    "Write {ask} to ask for one, {accept} or {refuse} to answer your opponent's request.",
+                    ask="takeback", accept="takeback accept", refuse="takeback refuse",
+                ),
+                code="takeback.unknown", params={"word": " ".join(call.args)[:40]},
+            )
+        game = call.game
+        G.require_active(game)
+        if not game.takebacks:
+            raise GameError(
+                phrase("Take-backs are off in game #{game}: its challenge said {option}.", game=game.id,
+                       option="takebacks=off"),
+                "", game, code="takeback.off", params={"game": game.id},
+            )
+        side = game.side_of(ctx.player.id)
+        {"ask": _ask, "accept": _accept, "refuse": _refuse}[chosen](ctx, game, side)
+
+
+def _ask(ctx: Context, game: Game, side: int) -> None:
+    """The sender's last move, while the opponent is on move and has not answered it."""
+    session = ctx.session
+    if not _has_moved(ctx, game, side):
+        raise GameError(
+            phrase("You have not played a move in game #{game} yet, so there is none to take back.", game=game.id),
+            "", game, code="takeback.no_move", params={"game": game.id},
+        )
+    last = G.last_move(session, game)
+    if game.turn == side or last is None or last.side != side:
+        if game.takeback_offer == 1 - side:
+            hint = phrase(
+                "Your opponent asks to take back their last move: to let them, write {accept}; to say no, "
+                "write {refuse}.",
+                accept="takeback accept", refuse="takeback refuse",
+            )
+        else:
+            hint = phrase("A take-back is asked before your opponent answers your move.")
+        raise GameError(
+            phrase("It is your move in game #{game}: your opponent has answered your last move.", game=game.id),
+            hint, game, code="takeback.your_move", params={"game": game.id},
+        )
+    if game.takeback_offer == side:
+        raise GameError(
+            phrase("You have already asked to take back your move {move} in game #{game}.",
+                   move=last.notation, game=game.id),
+            phrase("Your opponent has not answered yet; the request lapses when they move."),
+            game, code="takeback.already_asked", params={"game": game.id},
+        )
+    game.takeback_offer = side
+    G.touch(game, now())
+    session.add(game)
+    ctx.add(notify.tell(session, "takeback_asked", game, ctx.player, move=last.notation, by=ctx.player.name))
+
+
+def _has_moved(ctx: Context, game: Game, side: int) -> bool:
+    """Whether `side` has played any move in the game yet."""
+    query = select(Move.id).where(Move.game_id == game.id, Move.side == side).limit(1)
+    return ctx.session.exec(query).first() is not None
+
+
+def _request(game: Game, side: int, answer: str) -> None:
+    """The opponent's pending request, which the sender answers; else a clear error."""
+    if game.takeback_offer != 1 - side:
+        raise GameError(
+            phrase("There is no take-back request to accept in game #{game}.", game=game.id) if answer == "accept"
+            else phrase("There is no take-back request to refuse in game #{game}.", game=game.id),
+            phrase("Your opponent asks with {command} before you move; I write to you when they do.",
+                   command="takeback"),
+            game, code="takeback.none", params={"game": game.id},
+        )
+
+
+def _accept(ctx: Context, game: Game, side: int) -> None:
+    """Undo the requester's last ply and give them the move again, on a fresh turn."""
+    _request(game, side, "accept")
+    session, at = ctx.session, now()
+    requester = session.get(Player, game.player_id(1 - side))
+    (undone,) = G.undo(session, game, 1, at)
+    game.turn_started_at, game.clock_credit = at, 0  # the requester's turn starts anew
+    # Conditional lines answer moves from the position that is gone: none of them holds any more.
+    dropped = session.exec(delete(Conditional).where(Conditional.game_id == game.id)).rowcount
+    audit.record(
+        session, f"player {requester.address}", "takeback", at,
+        detail=f"took back {undone.notation} (move {undone.ply})",
+        reason=f"accepted by {ctx.player.address}", game=game, player=requester,
+    )
+    ctx.add(notify.tell(session, "takeback_accepted", game, ctx.player, move=undone.notation, by=requester.name,
+                            dropped=dropped))
+    clock.reschedule(session, game, ctx.settings.reminders, fresh=True)  # after the mails: their players are loaded
+
+
+def _refuse(ctx: Context, game: Game, side: int) -> None:
+    """The request is gone; the game goes on from the same position."""
+    _request(game, side, "refuse")
+    ctx.game_hint = ctx.inbound.game_id = game.id  # as the runner does for a line that needs the board
+    last = G.last_move(ctx.session, game)
+    game.takeback_offer = None
+    G.touch(game, now())
+    ctx.session.add(game)
+    requester = ctx.session.get(Player, game.player_id(1 - side))
+    ctx.add(notify.tell(ctx.session, "takeback_refused", game, ctx.player,
+                        move=last.notation if last else "", by=requester.name))
