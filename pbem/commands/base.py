@@ -103,6 +103,11 @@ class Command:
     def run(self, ctx: Context, call: Call) -> None:
         raise NotImplementedError
 
+    def reads(self, words: list[str]) -> bool:
+        """Whether a line of these words (the command's word first) is the command at all, and
+        not prose that starts with its word ("If you need a break, ..."): most commands are."""
+        return True
+
     @classmethod
     def help(cls) -> str:
         """The docstring, its prose joined into paragraphs (the mail is wrapped to fit), its
