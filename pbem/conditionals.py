@@ -69,6 +69,19 @@ def parse(words: Sequence[str], is_if: Callable[[str], bool]) -> list[str]:
     return moves
 
 
+def require_length(moves: Sequence[str], longest: int) -> None:
+    """A line of at most `longest` pairs, said before its moves are checked."""
+    if len(moves) // 2 > longest:
+        raise CommandError(
+            nphrase(
+                "A conditional line may hold at most {n} pair of moves.",
+                "A conditional line may hold at most {n} pairs of moves.", longest,
+            ),
+            phrase("Write a shorter line; you can add to it after the moves are played."),
+            code="if.too_long", params={"most": longest},
+        )
+
+
 def looks_like_line(words: Sequence[str], is_if: Callable[[str], bool]) -> bool:
     """Whether the words after `if` are meant as a conditional line, and not prose that starts
     with the word "if": a short line (`if list`, `if 42 clear`, a line missing its `then`), or
@@ -136,15 +149,7 @@ def store(
     now: datetime, *, most_lines: int, longest: int,
 ) -> Stored:
     """Keep a checked line for the opponent's next move; one for the same X replaces it."""
-    if len(moves) // 2 > longest:
-        raise CommandError(
-            nphrase(
-                "A conditional line may hold at most {n} pair of moves.",
-                "A conditional line may hold at most {n} pairs of moves.", longest,
-            ),
-            phrase("Write a shorter line; you can add to it after the moves are played."),
-            code="if.too_long", params={"most": longest},
-        )
+    require_length(moves, longest)
     ply = game.ply + 1
     kept = lines(session, game, owner)
     same = [line for line in kept if line.ply == ply and line.moves[:1] == moves[:1]]

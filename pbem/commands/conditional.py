@@ -63,6 +63,7 @@ class If(Command):
                 phrase("Play your move first, on a line above the {command} line in the same mail.", command="if"),
                 game, code="if.your_move", params={"game": game.id},
             )
+        conditionals.require_length(written, ctx.settings.max_conditional_chain)
         moves = conditionals.check(game, ctx.player, written)
         stored = conditionals.store(
             ctx.session, game, ctx.player, moves, call.line, ctx.envelope.message_id, now(),
