@@ -207,7 +207,7 @@ def _answer(
 ) -> Move | None:
     """One step of `respond`: the owner's answer to `played`, if a line holds one."""
     answer, dropped = None, {reason: [] for reason in DROPPED}
-    for line in lines(session, game):
+    for line in lines(session, game):  # one SELECT per move: most games have no lines
         if game.status != "active":
             session.delete(line)  # the game is over: nothing is left to answer, nor to tell
         elif line.player_id == played.player_id and line.ply > played.ply:
