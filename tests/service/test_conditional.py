@@ -195,3 +195,24 @@ def test_an_answer_that_ends_the_game_sends_the_game_over(server) -> None:
     assert "You played b1, and that ends the game" in flat(server.last(ALICE))
     assert "Game #1 is over" in flat(server.last(BOB))
     assert _lines(server) == []
+
+
+def test_a_conditional_answer_may_set_off_the_other_players_line(server) -> None:
+    _after_f2(server)
+    server.say(ALICE, "if b1 then e1")
+    with Session(server.engine) as session:  # Bob's line for Alice's answer (a chain of his, in effect)
+        alice_line = session.exec(select(Conditional)).one()
+        bob_id = session.get(Game, 1).player1_id
+        session.add(Conditional(game_id=1, player_id=bob_id, ply=3, moves=["e1", "c1"], raw="if e1 then c1",
+                                created_at=alice_line.created_at))
+        session.commit()
+    server.say(BOB, "b1")
+    assert _moves(server) == ["f2", "b1", "e1", "c1"]
+    reply = flat(server.last(BOB))
+    assert "alice played e1, and your conditional line answered it at once." in reply
+    assert "You played c1 in game #1. Now alice (x) is on move" in reply
+    assert "Your move, bob" not in reply
+    said = flat(server.last(ALICE))
+    assert "bob played c1. Your move, alice (x)." in said
+    assert "bob had written that answer to e1 in advance" in said
+    assert _lines(server) == []
