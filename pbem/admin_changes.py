@@ -10,7 +10,7 @@ from __future__ import annotations
 import click
 from sqlmodel import Session
 
-from pbem import audit, clock, notify, players, post, timekeeper
+from pbem import audit, clock, conditionals, notify, players, post, timekeeper
 from pbem import games as G
 from pbem.admin import admin, by_option, change_game, database, echo, fail, settings, templates
 from pbem.db import transaction
@@ -91,7 +91,8 @@ def admin_undo(ctx: click.Context, game_id: int, plies: int, reason: str, at_ply
         clock.reschedule(session, game, settings(ctx).reminders)
         taken = [m.notation for m in dropped]
         audit.record(session, by, "undo", now(), detail=f"took back {', '.join(taken)}", reason=reason, game=game)
-        _tell(session, ctx, "undone", game, why=reason, taken=taken)
+        letters = notify.tell(session, "undone", game, why=reason, taken=taken)
+        post.post(session, settings(ctx), templates(ctx), letters + conditionals.drop_all(session, game))
         return f"game #{game.id}: took back {', '.join(taken)}; both players have the new board"
 
     change_game(ctx, game_id, change)

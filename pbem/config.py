@@ -78,6 +78,9 @@ class Settings:
         "a list of hours before the deadline, each above 0 and at most 720, e.g. [48, 24]", (48.0, 24.0)
     )
     clock_interval: Seconds = _allowed("seconds above 0, at most 86400", 60.0, gt=0, le=86400)
+    # conditional moves (`if X then Y ...`): the most lines a player keeps in one game, the most pairs in one
+    max_conditional_lines: int = _allowed("a whole number from 1 to 100", 10, ge=1, le=100)
+    max_conditional_chain: int = _allowed("a whole number from 1 to 50", 5, ge=1, le=50)
     vacation_days_per_year: int = _allowed("whole days from 0 to 366", 30, ge=0, le=366)
     retention_days: int = _allowed("whole days, 1 or more", 90, ge=1)  # sent mail and inbound records
     metrics_port: Port | None = _allowed("a TCP port from 1 to 65535 (leave it out: no /metrics)", None)

@@ -109,6 +109,11 @@ class Command:
         `args` are the line's words after the command and its game number."""
         return self.needs_current_board
 
+    def reads(self, words: list[str]) -> bool:
+        """Whether a line of these words (the command's word first) is the command at all, and
+        not prose that starts with its word ("If you need a break, ..."): most commands are."""
+        return True
+
     @classmethod
     def help(cls) -> str:
         """The docstring, its prose joined into paragraphs (the mail is wrapped to fit), its

@@ -57,6 +57,8 @@ def classify(text: str) -> Line | None:
     if not words:
         return None
     command = base.find(words[0])
+    if command is not None and not command.reads(words):
+        command = None  # prose that starts with a command's word
     if command is None and not _looks_like_move(words):
         return None
     return Line(text, words, command)

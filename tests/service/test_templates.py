@@ -75,6 +75,15 @@ SCRIPT = [
     (CAROL, "challenge myriades takebacks=off", True),
     (BOB, "open", True),
     (CAROL, "withdraw {challenge}", True),
+    # conditional moves: a chain and an alternative, the chain answering at once, the other dropped
+    (ALICE, "challenge ataxx bob@example.org colour=first", True),
+    (BOB, "accept {challenge}", True),
+    (ALICE, "move {game} f2", True),
+    (ALICE, "if {game} b1 then e1 if c1 then d1\nif {game} b2 then e2", True),
+    (ALICE, "if {game} list", True),
+    (BOB, "move {game} b1", True),
+    (ALICE, "if {game} clear", True),
+    (BOB, "help if", True),
     (ALICE, "\n".join(["help"] * 40), True),
     ("dora@example.org", "правила", False),  # a new player's first mail: the language it is written in
 ]
@@ -87,6 +96,9 @@ NOT_BY_MAIL |= {"quiet.txt"}
 # Never a mail's first section (it follows the answer to a new player's first mail), so no
 # outbox row is named after it; the mail of the last line of SCRIPT carries it.
 NOT_BY_MAIL |= {"language_chosen.txt"}
+# Always a section after the move's own (the SCRIPT's conditional block sends it in Alice's mail);
+# tests/service/test_conditional.py reads it.
+NOT_BY_MAIL |= {"conditional_dropped.txt"}
 
 
 def numbered(server, line: str) -> str:
