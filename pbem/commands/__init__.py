@@ -1,6 +1,18 @@
 """The email commands. Importing this package registers every command."""
 
-from pbem.commands import account, challenges, conditional, held, info, language, notify, play, records, takeback, time  # noqa: F401  (registration)
+from pbem.commands import (  # noqa: F401  (registration)
+    account,
+    challenges,
+    conditional,
+    held,
+    info,
+    language,
+    notify,
+    play,
+    records,
+    takeback,
+    time,
+)
 from pbem.commands.base import COMMANDS, Command, Context, commands, find
 from pbem.errors import CommandError
 
