@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 from engine.phrases import nphrase, phrase
-from pbem import notify, remarks
 from pbem import games as G
+from pbem import notify, remarks
 from pbem.commands.args import split_game
 from pbem.commands.base import Call, Command, Context, register
 from pbem.commands.runner import STALE
