@@ -27,6 +27,7 @@ _DROPPED = frozenset({"Cc", "Co", "Cs", "Cn"})
 _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
 _TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9:-]*(?:\s[^<>]*)?/?>|<!--.*?-->", re.S)  # HTML leftovers
 _OURS = re.compile(r"\[pbem\b[^\]]*\]|\[k:[^\]]*\]", re.I)  # our subject tag and token
+_PENDING = "pbem.remarks"  # session.info: (game, player, message) of the remarks this session stored
 QUOTE_WIDTH = 68  # "> " and the text fit the mail's 72 columns with room to spare
 
 
@@ -90,12 +91,14 @@ def store(session: Session, game: Game, player: Player, text: str, message_id: s
                     message_id=message_id[:400] if message_id else None, created_at=now)
     session.add(remark)
     session.flush()
+    session.info.setdefault(_PENDING, set()).add((game.id, player.id, remark.message_id))
     return remark
 
 
 def attach(session: Session, game: Game, player: Player, message_id: str | None, ply: int) -> None:
-    """A move was played: the remarks of the same mail, written before it, go with it."""
-    if not message_id:
+    """A move was played: the remarks of the same mail, written before it, go with it (a move
+    with no `say` before it in its mail costs no query)."""
+    if not message_id or (game.id, player.id, message_id[:400]) not in session.info.get(_PENDING, ()):
         return
     for remark in session.exec(
         select(Remark).where(Remark.game_id == game.id, Remark.player_id == player.id,
