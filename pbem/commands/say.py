@@ -19,6 +19,7 @@ from pbem.commands.runner import STALE
 from pbem.errors import CommandError
 from pbem.i18n import N_
 from pbem.models import Game
+from pbem.present import game_view
 from pbem.wallclock import now
 
 _SWITCH = {"off": False, "on": True}
@@ -119,6 +120,6 @@ def relay(ctx: Context, game: Game, text: str) -> None:
     ctx.add(letters)
     watchers = sum(1 for letter in letters if letter.player.id != opponent.id)
     ctx.reply(
-        "said_sent.txt", game=game.id, opponent=opponent.name, watchers=watchers, remark=remark.id,
+        "said_sent.txt", game=game_view(ctx.session, game, ctx.player), opponent=opponent.name, watchers=watchers, remark=remark.id,
         relayed=any(letter.player.id == opponent.id for letter in letters),
     )
