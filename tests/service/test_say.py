@@ -233,3 +233,17 @@ def run_json_remarks(config: str) -> list[tuple[str, int, str]]:
     import json
 
     return [(r["by"], r["ply"], r["text"]) for r in json.loads(run("game", "1", "--json", config=config))["remarks"]]
+
+
+def test_say_off_from_an_older_mail_is_refused(server) -> None:
+    start_game(server)
+    older = server.last(BOB)
+    server.send(reply_to(BOB, older, "timezone Europe/Rome"))  # a change of his records since
+    server.send(reply_to(BOB, older, "say off"))
+    assert "your settings have changed since, so I did not act on it" in flat(server.last(BOB))
+    with Session(server.engine) as session:
+        assert session.exec(select(Player).where(Player.address == BOB)).one().relay is True
+    server.send(reply_to(ALICE, server.last(ALICE), "say Still there?"))  # a plain say makes nothing stale
+    server.send(reply_to(ALICE, server.mails(ALICE)[-2], "timezone Europe/Rome"))
+    with Session(server.engine) as session:
+        assert session.exec(select(Player).where(Player.address == ALICE)).one().timezone == "Europe/Rome"
