@@ -56,7 +56,7 @@ class Help(Command):
 
 
 # The help lists commands by what they are for: looking, starting, playing, records, time, you.
-_SECTIONS = ("info", "challenges", "play", "records", "time", "account")
+_SECTIONS = ("info", "challenges", "play", "say", "records", "time", "account")
 
 
 def _section(command: base.Command) -> int:
