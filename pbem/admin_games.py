@@ -13,7 +13,7 @@ from sqlalchemy import case
 from sqlmodel import Session, func, or_, select
 
 from engine import EngineError, lookup
-from pbem import audit, ratings, records
+from pbem import audit, ratings, records, remarks
 from pbem import games as G
 from pbem import watchers as W
 from pbem.admin import (
@@ -113,6 +113,11 @@ def _game_detail(session: Session, game: Game) -> dict:
              "at": m.created_at.strftime("%Y-%m-%d %H:%M")}
             for m in G.moves(session, game)
         ],
+        "remarks": [
+            {"ply": r.ply, "by": who[r.player_id].address if r.player_id in who else r.player_id,
+             "public": r.public, "text": r.text, "at": r.created_at.strftime("%Y-%m-%d %H:%M")}
+            for r in remarks.of_game(session, game)
+        ],
         "watchers": [p.address for p in W.watchers(session, game)],
         "mails_in": [
             {"at": m.received_at.strftime("%Y-%m-%d %H:%M"), "from": m.sender, "subject": m.subject,
@@ -187,6 +192,9 @@ def admin_game(ctx: click.Context, game_id: int, as_json: bool) -> None:
         echo(f"  watchers: {', '.join(d['watchers'])}")
     echo("\n" + d["board"] + "\n\nMoves:")
     table(d["moves"], [("ply", "ply"), ("side", "side"), ("notation", "move"), ("at", "at (UTC)")])
+    echo("\nMessages relayed (say):")
+    table([{**r, "text": " / ".join(r["text"].splitlines())} for r in d["remarks"]],
+          [("ply", "ply"), ("by", "by"), ("at", "at (UTC)"), ("text", "text")])
     echo("\nMails in:")
     table(d["mails_in"], [("at", "at"), ("from", "from"), ("status", "status"), ("subject", "subject")])
     echo("\nMails out:")

@@ -71,6 +71,9 @@ class Settings:
     max_error_replies_per_day: int = _allowed("a whole number, 0 or more", 10, ge=0)  # trust.py
     max_replies_per_day: int = _allowed("a whole number, at least 1", 100, ge=1)  # every reply, per address
     max_replies_per_thread: int = _allowed("a whole number, at least 1", 40, ge=1)  # every reply, per thread
+    # `say`: the longest relayed message (characters) and how many a player may relay a day
+    say_max_chars: int = _allowed("a whole number of characters from 1 to 2000", 1000, ge=1, le=2000)
+    say_max_per_day: int = _allowed("a whole number, 0 or more", 20, ge=0, le=1000)
     max_message_bytes: int = _allowed("a whole number of bytes, at least 1024", 256 * 1024, ge=1024)
     trusted_authserv_id: str = _allowed("the authserv-id of your receiving server, or empty", "")
     default_days: int = _allowed("whole days from 1 to 30", 7, ge=1, le=30)

@@ -133,12 +133,12 @@ def tokens(line: str) -> list[tuple[str, str]]:
 
 def blocks(text: str, boards: Sequence[dict[str, Any]], sections: Sequence[list] = ()) -> list[dict[str, Any]]:
     """The text cut into blocks for `_mail.html`: `p` (lines of tokens), `pre` (indented
-    lines, kept as they are), `rule` (the separator of sections), `board`, `section`, `footer`."""
+    lines, kept as they are), `quote` (lines quoted with ">", a player's relayed words), `rule` (the separator of sections), `board`, `section`, `footer`."""
     out: list[dict[str, Any]] = []
     footer = False
 
     def add(kind: str, line: Any) -> None:
-        if out and out[-1]["kind"] == kind and kind in ("p", "pre", "footer"):
+        if out and out[-1]["kind"] == kind and kind in ("p", "pre", "quote", "footer"):
             out[-1]["lines"].append(line)
         else:
             out.append({"kind": kind, "lines": [line]})
@@ -159,6 +159,8 @@ def blocks(text: str, boards: Sequence[dict[str, Any]], sections: Sequence[list]
             out.append({"kind": "gap"})
         elif line.strip() == "* * *":
             out.append({"kind": "rule"})
+        elif line.startswith(">"):  # a player's own words, relayed: a quotation, never code
+            add("quote", _unmarked(line[1:].removeprefix(" ")))
         elif line.startswith("  "):
             add("pre", _unmarked(line))  # kept as it is, without the marks of its examples
         else:

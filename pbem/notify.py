@@ -45,7 +45,12 @@ EVENTS: dict[str, dict[str, str]] = {
     "cancelled": {"players": "cancelled.txt", "watchers": "watched_move.txt"},
     "undone": {"players": "undone.txt", "watchers": "watched_move.txt"},
     "resent": {"players": "board.txt"},
+    "said": {"opponent": "said.txt", "watchers": "said.txt"},
 }
+
+#: sections that ride along with a mail's news (a relayed message, its receipt): placed after
+#: the others of their mail, so a move's mail keeps the move's subject and opens with the move
+ASIDES = frozenset({"said.txt", "said_sent.txt"})
 
 #: what the opponent reads instead when the event ended the game (a move that ends it)
 _ENDED = {"your_move.txt": "game_over.txt"}

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from sqlalchemy import bindparam, func, insert
 from sqlmodel import Session, select
 
-from pbem import htmlmail, present, records, trust
+from pbem import htmlmail, notify, present, records, trust
 from pbem.config import Settings
 from pbem.mail import outbound
 from pbem.models import Game, Outbox, Player
@@ -85,6 +85,7 @@ def queue(
 
     `thread` is the inbound thread a reply answers (None for a mail that answers nothing),
     `unproven` marks the answer to a mail that showed no proof of receipt: both ration replies."""
+    letters = sorted(letters, key=lambda letter: letter.template in notify.ASIDES)  # asides last
     language = player.language  # every mail in its reader's language: two players of a game may differ
     rendered = [templates.render(letter.template, language=language, **letter.data) for letter in letters]
     first = next((i for i, r in enumerate(rendered) if r.subject), None)

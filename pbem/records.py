@@ -10,7 +10,7 @@ which `replay` reads back through the engine. The game's `record_tags` add its s
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +19,7 @@ from sqlmodel import Session, func, select
 
 import engine
 from pbem import games as G
+from pbem import remarks
 from pbem.models import Game
 
 _TAG = re.compile(r'^\[(\w+)\s+"(.*)"\]$')
@@ -63,6 +64,7 @@ def export(session: Session, game: Game, addresses: bool = True) -> Record:
     rules = G.rules_of(game)
     p0, p1 = G.players(session, game)
     notations = [m.notation for m in G.moves(session, game)]
+    said = {ply: [f"{name}: {text}" for name, text in found] for ply, found in remarks.by_ply(session, game).items()}
     if rules.record_format == "sgf":
         text = to_sgf(
             rules,
@@ -72,6 +74,7 @@ def export(session: Session, game: Game, addresses: bool = True) -> Record:
             result=_sgf_result(game, rules),
             date=game.created_at.strftime("%Y-%m-%d"),
             comment=f"pbem game #{game.id}" + (f": {game.reason}" if game.reason else ""),
+            remarks=said,
         )
         return Record(f"pbem-{game.id}.sgf", "application/x-go-sgf", text)
     tags = [
@@ -88,8 +91,59 @@ def export(session: Session, game: Game, addresses: bool = True) -> Record:
     tags += rules.record_tags()
     lines = [f'[{key} "{value.replace(chr(34), chr(39))}"]' for key, value in tags]
     lines.append("")
-    lines += [f"{ply}. {text}" for ply, text in enumerate(notations, start=1)]
+    lines += [_comments(said.get(0, []))] if said.get(0) else []
+    lines += [f"{ply}. {text}" + (" " + _comments(said[ply]) if said.get(ply) else "")
+              for ply, text in enumerate(notations, start=1)]
     return Record(f"pbem-{game.id}.txt", "text/plain", "\n".join(lines) + "\n")
+
+
+def _comments(texts: list[str]) -> str:
+    """Remarks as PGN-style `{...}` comments on one line: braces, backslashes and line breaks escaped."""
+    def escaped(text: str) -> str:
+        return text.replace("\\", "\\\\").replace("{", "\\{").replace("}", "\\}").replace("\n", "\\n")
+    return " ".join("{" + escaped(text) + "}" for text in texts)
+
+
+def _split_comments(line: str, number: int) -> tuple[str, list[str]]:
+    """A record line without its `{...}` comments, and the comments (unescaped)."""
+    start = line.find("{")
+    if start < 0:
+        return line, []
+    rest, found, current, inside, i = line[start:], [], "", False, 0
+    while i < len(rest):
+        c = rest[i]
+        if inside and c == "\\" and i + 1 < len(rest):
+            current += "\n" if rest[i + 1] == "n" else rest[i + 1]
+            i += 2
+            continue
+        if not inside and c == "{":
+            inside, current = True, ""
+        elif inside and c == "}":
+            inside = False
+            found.append(current)
+        elif inside:
+            current += c
+        elif not c.isspace():
+            raise RecordError(f"line {number}: {rest[i:i + 20]!r} after a comment")
+        i += 1
+    if inside:
+        raise RecordError(f"line {number}: a comment is not closed")
+    return line[:start].strip(), found
+
+
+def comments(text: str) -> list[tuple[int, str]]:
+    """The `{...}` comments of a text record, with the ply each follows (0: before the first move)."""
+    found: list[tuple[int, str]] = []
+    ply = 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        line = line.strip()
+        if not line or _TAG.match(line):
+            continue
+        rest, said = _split_comments(line, number)
+        if m := _PLY.match(rest):
+            ply = int(m.group(1))
+        found += [(ply, comment) for comment in said]
+    return found
 
 
 def replay(text: str) -> tuple[engine.Rules, Any, dict[str, str], list[str]]:
@@ -104,7 +158,11 @@ def replay(text: str) -> tuple[engine.Rules, Any, dict[str, str], list[str]]:
             continue
         if m := _TAG.match(line):
             tags[m.group(1)] = m.group(2)
-        elif m := _PLY.match(line):
+            continue
+        line, _ = _split_comments(line, number)  # remarks: `{...}` after a ply, or alone before the first
+        if not line:
+            continue
+        if m := _PLY.match(line):
             if int(m.group(1)) != len(moves) + 1:
                 raise RecordError(f"line {number}: ply {m.group(1)} where ply {len(moves) + 1} belongs")
             moves.append(m.group(2).strip())
@@ -135,14 +193,17 @@ def to_sgf(
     result: str | None = None,
     date: str | None = None,
     comment: str | None = None,
+    remarks: Mapping[int, Sequence[str]] | None = None,
 ) -> str:
     """An SGF FF[4] record of an "sgf" game played from the start by `moves` (canonical texts).
 
     The game's `record_tags` go into the root (Capture Go: KM, its target as the private CT[n]
     that `from_sgf` reads, and the rule in words in GC). When `result` is None and the moves end
     the game, RE[] is derived ("B+" for a win by captures, "0" for a draw); otherwise RE[] is
-    `result` (e.g. "W+R" for a resignation) or absent for an unfinished game.
+    `result` (e.g. "W+R" for a resignation) or absent for an unfinished game. `remarks` (ply ->
+    texts) become the C[] of their move's node; those of ply 0 follow `comment` on the root.
     """
+    remarks = remarks or {}
     game = sgf.Sgf_game(rules.options["size"])
     root = game.get_root()
     root.set_raw("AP", b"pbem:1")
@@ -157,7 +218,10 @@ def to_sgf(
         except engine.MoveError as exc:
             raise RecordError(f"Move {number} ({text!r}) cannot be replayed: {exc.message}") from None
         colour = "b" if rules.turn(pos) == 0 else "w"
-        game.extend_main_sequence().set_move(colour, rules.sgf_point(move))
+        node = game.extend_main_sequence()
+        node.set_move(colour, rules.sgf_point(move))
+        if remarks.get(number):
+            node.set("C", "\n".join(remarks[number]))
         pos = rules.apply(pos, move)
     if result is None:
         outcome = rules.outcome(pos)
@@ -167,6 +231,7 @@ def to_sgf(
         root.set("DT", date)
     if result:
         root.set("RE", result)
+    comment = "\n".join([*([comment] if comment else []), *remarks.get(0, [])])
     if comment:
         root.set("C", comment)
     return game.serialise().decode("utf-8")

@@ -10,6 +10,7 @@ from pbem.commands import (  # noqa: F401  (registration)
     notify,
     play,
     records,
+    say,
     takeback,
     time,
 )

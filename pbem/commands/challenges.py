@@ -239,7 +239,7 @@ class Accept(Command):
     name = "accept"
     # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("accept ID")
-    summary = N_("say yes to a challenge; the game starts")
+    summary = N_("take up a challenge; the game starts")
     requires_proof = True
 
     def run(self, ctx: Context, call: Call) -> None:
@@ -279,7 +279,7 @@ class Decline(Command):
     name = "decline"
     # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("decline ID")
-    summary = N_("say no to a challenge to you")
+    summary = N_("turn down a challenge to you")
 
     requires_proof = True
 

@@ -9,6 +9,7 @@ from sqlmodel import or_, select
 import engine
 from engine.phrases import phrase
 from pbem import games as G
+from pbem import remarks
 from pbem.commands import base, words
 from pbem.commands.base import Call, Command, Context, register
 from pbem.commands.words import WORDS
@@ -55,7 +56,7 @@ class Help(Command):
 
 
 # The help lists commands by what they are for: looking, starting, playing, records, time, you.
-_SECTIONS = ("info", "challenges", "play", "records", "time", "account")
+_SECTIONS = ("info", "challenges", "play", "say", "records", "time", "account")
 
 
 def _section(command: base.Command) -> int:
@@ -187,13 +188,20 @@ class History(Command):
     def run(self, ctx: Context, call: Call) -> None:
         game = call.game
         p0, p1 = G.players(ctx.session, game)
+        said = remarks.by_ply(ctx.session, game)  # each after its move; ply 0: before the first
         moves = [
-            {"ply": m.ply, "by": (p0, p1)[m.side].name, "notation": m.notation, "at": m.created_at}
+            {"ply": m.ply, "by": (p0, p1)[m.side].name, "notation": m.notation, "at": m.created_at,
+             "remarks": _remarks(said.get(m.ply, []))}
             for m in G.moves(ctx.session, game)
         ]
         full = any(word.lower() in ("full", "all") for word in call.args)
         shown = moves if full else moves[-SHORT_HISTORY:]
         ctx.reply(
             "history.txt", game=game_view(ctx.session, game, ctx.player), moves=shown,
-            hidden=len(moves) - len(shown),
+            hidden=len(moves) - len(shown), before=_remarks(said.get(0, [])) if len(shown) == len(moves) else [],
         )
+
+
+def _remarks(said: list[tuple[str, str]]) -> list[dict]:
+    """The remarks of one move as `history` shows them: who, and their words quoted."""
+    return [{"by": name, "lines": remarks.quoted(text, width=60)} for name, text in said]

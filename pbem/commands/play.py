@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.phrases import phrase
-from pbem import clock, conditionals, notify
+from pbem import clock, conditionals, notify, remarks
 from pbem import games as G
 from pbem.commands.base import Call, Command, Context, register
 from pbem.errors import CommandError, GameError
@@ -46,6 +46,7 @@ class MoveCommand(_GameAction):
 def play_move(ctx: Context, game, text: str) -> None:  # noqa: ANN001
     """Play one move and tell everyone concerned; the shared path of `move` and `pass`."""
     record, effects = G.play(ctx.session, game, ctx.player, text, ctx.envelope.message_id, now())
+    remarks.attach(ctx.session, game, ctx.player, ctx.envelope.message_id, record.ply)  # a `say` of this mail
     ctx.add(notify.tell(ctx.session, "moved", game, ctx.player, move=record.notation, taken=effects.taken))
     conditionals.respond(ctx.session, game, record, ctx.player, ctx.letters, now())  # the opponent's lines answer
     clock.reschedule(ctx.session, game, ctx.settings.reminders, fresh=True)  # after the mails: their players are loaded

@@ -140,6 +140,13 @@ def cases() -> Iterator[tuple[str, dict[str, Any]]]:
     yield from each("history.txt", ANY, hidden=[0, 5], moves=[
         [], [{"ply": 1, "notation": "f2", "by": "Ада", "at": AT}, {"ply": 2, "notation": "b6", "by": "Бо", "at": AT}]
     ])
+    yield from each("history.txt", ACTIVE[:1], hidden=[0], before=[[{"by": "Ада", "lines": ["> привет"]}]], moves=[
+        [{"ply": 1, "notation": "f2", "by": "Ада", "at": AT, "remarks": [{"by": "Ада", "lines": ["> ну"]}]}]
+    ])
+    watching = {**ACTIVE[0], "your_side": None}
+    yield from each("said.txt", [ACTIVE[0], watching], by=["Ада"], to=["Бо"], lines=[["> привет", ">"]])
+    yield from each("said_sent.txt", ACTIVE[:1], opponent=["Бо"], watchers=[0, 1, 3], relayed=[True, False])
+    yield from each("said_switch.txt", [None], relay=[True, False])
     yield from each("moved.txt", ACTIVE + OVER[:3], move=["f2"], taken=[0, 1, 3])
     yield from each("moved.txt", [game(score_unit="captures")], move=["f2"], taken=[1, 2])
     yield from each("opponent_away.txt", ACTIVE, away=["Бо"], until=[AT])
@@ -168,7 +175,7 @@ MAILS = [
     "_mail", "accepted", "adjudicated", "board", "cancelled", "draw_offer", "draw_offered", "draw_refused",
     "error", "extended", "game_over", "game_started", "held", "confirmed", "history", "mistyped", "moved",
     "nothing", "opponent_away", "opponent_back", "quiet", "record", "refused", "reminder", "undone",
-    "watched_move", "your_move",
+    "watched_move", "your_move", "said", "said_sent", "said_switch",
 ]
 
 

@@ -84,6 +84,17 @@ SCRIPT = [
     (BOB, "move {game} b1", True),
     (ALICE, "if {game} clear", True),
     (BOB, "help if", True),
+    # say: a message alone (said.txt to Bob and to Carol, who watches), `say off`, one stored
+    # but not relayed, `say on`, and one with a move (one mail to Bob: the board, then the words)
+    (ALICE, "challenge ataxx bob@example.org colour=x", True),
+    (BOB, "accept {challenge}", True),
+    (CAROL, "watch {game}", True),
+    (ALICE, "say {game} Good luck, Bob! Take your time.", True),
+    (BOB, "say off", True),
+    (ALICE, "say {game} Are you there?", True),
+    (BOB, "say on", True),
+    (ALICE, "move {game} f2\nsay {game} Your move.", True),
+    (CAROL, "unwatch {game}", True),
     (ALICE, "\n".join(["help"] * 40), True),
     ("dora@example.org", "правила", False),  # a new player's first mail: the language it is written in
 ]
