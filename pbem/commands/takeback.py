@@ -13,16 +13,16 @@ from __future__ import annotations
 
 from typing import Literal
 
-from sqlmodel import delete, select
+from sqlmodel import select
 
 from engine.phrases import phrase
-from pbem import audit, clock, notify
+from pbem import audit, clock, conditionals, notify
 from pbem import games as G
 from pbem.commands import words
 from pbem.commands.base import Call, Command, Context, register
 from pbem.errors import CommandError, GameError
 from pbem.i18n import N_
-from pbem.models import Conditional, Game, Move, Player
+from pbem.models import Game, Move, Player
 from pbem.wallclock import now
 
 Verb = Literal["ask", "accept", "refuse"]
@@ -164,8 +164,10 @@ def _accept(ctx: Context, game: Game, side: int) -> None:
     requester = session.get(Player, game.player_id(1 - side))
     (undone,) = G.undo(session, game, 1, at)
     game.turn_started_at, game.clock_credit = at, 0  # the requester's turn starts anew
-    # Conditional lines answer moves from the position that is gone: none of them holds any more.
-    dropped = session.exec(delete(Conditional).where(Conditional.game_id == game.id)).rowcount
+    # Conditional lines answer moves from the position that is gone: none of them holds any more,
+    # and their owners are told (in the mail about the take-back: one mail per player and game).
+    notices = conditionals.drop_all(session, game)
+    dropped = sum(len(letter.data["lines"]) for letter in notices)
     audit.record(
         session, f"player {requester.address}", "takeback", at,
         detail=f"took back {undone.notation} (move {undone.ply})",
@@ -173,6 +175,7 @@ def _accept(ctx: Context, game: Game, side: int) -> None:
     )
     ctx.add(notify.tell(session, "takeback_accepted", game, ctx.player, move=undone.notation, by=requester.name,
                             dropped=dropped))
+    ctx.add(notices)
     clock.reschedule(session, game, ctx.settings.reminders, fresh=True)  # after the mails: their players are loaded
 
 
