@@ -167,6 +167,8 @@ def _accept(ctx: Context, game: Game, side: int) -> None:
     # Conditional lines answer moves from the position that is gone: none of them holds any more,
     # and their owners are told (in the mail about the take-back: one mail per player and game).
     notices = conditionals.drop_all(session, game)
+    for letter in notices:  # the one who accepts reads theirs in the reply to this mail
+        letter.reply = letter.player.id == ctx.player.id
     dropped = sum(len(letter.data["lines"]) for letter in notices)
     audit.record(
         session, f"player {requester.address}", "takeback", at,
