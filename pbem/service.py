@@ -126,13 +126,19 @@ class Service:
         return Result(record.status, envelope.message_id)  # processed, or silenced (no reply today)
 
     def _game_hint(self, session: Session, envelope: Envelope) -> int | None:
-        """The game a reply is about: our plus-address, then the thread, then `#42`."""
+        """The game a reply is about: our plus-address, then the thread, then `#42`.
+
+        A reply to our mail about no game (a games list, an answer about several games) is
+        about none, whatever games its thread showed before: a bare move in it must name its
+        game unless the player has only one."""
+        about_none = False
         for address in envelope.recipients:
             plus = notation.parse_reply_to(address, self.settings.local_part, self.settings.domain)
             if plus is not None and plus.game_id is not None:
                 return plus.game_id
+            about_none = about_none or (plus is not None and bool(envelope.in_reply_to))
         ids = [*envelope.references, *([envelope.in_reply_to] if envelope.in_reply_to else [])]
-        if ids:
+        if ids and not about_none:
             found = session.exec(
                 select(Outbox.game_id)
                 .where(Outbox.message_id.in_(ids[-20:]))
