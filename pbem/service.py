@@ -147,10 +147,10 @@ class Service:
             ).first()
             if found is not None:
                 return found
-        tagged = notation.parse_subject(envelope.subject).game_id
-        if tagged is None and (m := _SUBJECT_GAME.search(envelope.subject)):
-            return int(m.group(1))  # "board #42" written by the player
-        return tagged
+        tag = notation.parse_subject(envelope.subject)
+        if not tag.ours and (m := _SUBJECT_GAME.search(envelope.subject)):
+            return int(m.group(1))  # "board #42" written by the player (not our "Games #1, #2")
+        return tag.game_id
 
     def _send(self, ctx: Context, ignored: list[str]) -> None:
         """Queue the reply to the sender (all its sections in one mail) and the mails to others,
