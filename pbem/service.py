@@ -130,13 +130,17 @@ class Service:
 
         A reply to our mail about no game (a games list, an answer about several games) is
         about none, whatever games its thread showed before: a bare move in it must name its
-        game unless the player has only one."""
+        game unless the player has only one. (Not our notice of a held mail: the lines it
+        confirms were written in their own thread.)"""
         about_none = False
         for address in envelope.recipients:
             plus = notation.parse_reply_to(address, self.settings.local_part, self.settings.domain)
             if plus is not None and plus.game_id is not None:
                 return plus.game_id
-            about_none = about_none or (plus is not None and bool(envelope.in_reply_to))
+            about_none = about_none or plus is not None
+        if about_none:
+            answered = trust.answered(session, envelope)
+            about_none = answered is not None and answered[0] != "held"
         ids = [*envelope.references, *([envelope.in_reply_to] if envelope.in_reply_to else [])]
         if ids and not about_none:
             found = session.exec(

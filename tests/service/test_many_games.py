@@ -11,7 +11,7 @@ from sqlmodel import Session
 
 from pbem.commands import reader
 from pbem.models import Game
-from tests.service.mailer import reply_to, text
+from tests.service.mailer import compose, reply_to, text
 from tests.service.players import ALICE, BOB, CAROL, flat
 
 DAVE = "dave@example.org"
@@ -178,3 +178,17 @@ def test_next_when_no_game_waits(server) -> None:
     assert mail["Subject"].startswith("[pbem] No game waits for your move")
     body = flat(mail)
     assert "your opponents are on move in all of yours" in body and "#1" not in body and "|" not in body
+
+
+def test_a_held_bare_move_keeps_its_game_when_confirmed(server) -> None:
+    three_games(server)
+    mail = about(server, ALICE, 1)
+    refs = f"{mail.get('References', '')} {mail['Message-ID']}".strip()
+    # a reply in game 1's thread from a client that kept neither our Reply-To nor the subject;
+    # the next day, as a mail without proof is answered once a day (her first one was)
+    with freeze_time(datetime.now(UTC) + timedelta(days=1)):
+        server.send(compose(ALICE, "f2", subject="Re: our game", In_Reply_To=mail["Message-ID"], References=refs))
+        assert "Did you write to me?" in server.last(ALICE)["Subject"] and plies(server) == {1: 0, 2: 0, 3: 0}
+        server.confirm(ALICE)
+    assert plies(server) == {1: 1, 2: 0, 3: 0}
+    assert "You played f2 in game #1" in flat(server.last(ALICE))
