@@ -306,6 +306,27 @@ def game_deadline(session: Session, game: Game) -> datetime | None:
     return _deadline(game, mover, _holidays(session, mover.id, game.turn_started_at))
 
 
+_NEVER = datetime.max.replace(tzinfo=UTC)
+
+
+def by_urgency(session: Session, player: Player) -> list[Game]:
+    """A player's games in progress, the most urgent first: those waiting for their move,
+    soonest deadline first, then the others by number (`games` lists them so, `next` shows
+    the first that waits for them)."""
+    query = (
+        select(Game)
+        .where(Game.status == "active", or_(Game.player0_id == player.id, Game.player1_id == player.id))
+        .order_by(Game.id)
+    )
+    waiting, others = [], []
+    for game in session.exec(query):
+        if game.side_of(player.id) == game.turn:
+            waiting.append((game_deadline(session, game) or _NEVER, game.id, game))
+        else:
+            others.append(game)
+    return [game for _, _, game in sorted(waiting, key=lambda item: item[:2])] + others
+
+
 @dataclass
 class TurnClock:
     """The clock of a game's current turn: who is on move, the deadline, and the reminder

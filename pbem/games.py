@@ -107,8 +107,14 @@ def active_games(session: Session, player: Player) -> list[Game]:
     return list(session.exec(query))
 
 
-def find_game(session: Session, player: Player, game_id: int | None, hint: int | None) -> Game:
-    """The game a command means: named, else the one the mail replies to, else the only one."""
+def find_game(
+    session: Session, player: Player, game_id: int | None, hint: int | None, *, acting: str | None = None
+) -> Game:
+    """The game a command means: named, else the one the mail replies to, else the only one.
+
+    `acting` names a command that acts on the game (`move`, `resign`...): when the game is
+    ambiguous, the hint shows it with the game's number first (`#42 c4`, `#42 resign`), as a
+    mail with lines for several games writes it."""
     for candidate, named in ((game_id, True), (hint, False)):
         if candidate is None:
             continue
@@ -130,15 +136,34 @@ def find_game(session: Session, player: Player, game_id: int | None, hint: int |
             phrase("Write {open} to see open challenges, or {help}.", open="open", help="help"),
             code="game.none",
         )
+    if acting is None:
+        hint_text = phrase("Name the game, e.g. {example}, or reply to that game's mail.", example=f"board {games[0].id}")
+    else:
+        hint_text = phrase(
+            "Write the game's number first, a line for each game, e.g. {example}, or reply to that game's mail.",
+            example=_game_first(games, player, acting),
+        )
     raise CommandError(
         nphrase(
             "You have {n} game in progress ({ids}) and I cannot tell which one you mean.",
             "You have {n} games in progress ({ids}) and I cannot tell which one you mean.",
             len(games), ids=", ".join(f"#{g.id}" for g in games),
         ),
-        phrase("Name the game, e.g. {example}, or reply to that game's mail.", example=f"board {games[0].id}"),
+        hint_text,
         code="game.ambiguous", params={"games": [g.id for g in games]},
     )
+
+
+def _game_first(games: list[Game], player: Player, acting: str) -> str:
+    """`#ID MOVE` for the first game where it is the player's move (a move its rules would
+    take there), or `#ID COMMAND` for another command."""
+    mine = [g for g in games if g.side_of(player.id) == g.turn] or games
+    game = mine[0]
+    if acting == "move":
+        examples = rules_of(game).examples(position(game))
+        if examples:
+            return f"#{game.id} {examples[0]}"
+    return f"#{game.id} {acting if acting != 'move' else 'pass'}"
 
 
 def _locked(session: Session, game_id: int) -> Game | None:

@@ -10,6 +10,7 @@ for. The row holds the final bytes, so a retry sends the very same mail.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from sqlalchemy import bindparam, func, insert
 from sqlmodel import Session, select
@@ -88,14 +89,22 @@ def queue(
     letters = sorted(letters, key=lambda letter: letter.template in notify.ASIDES)  # asides last
     language = player.language  # every mail in its reader's language: two players of a game may differ
     rendered = [templates.render(letter.template, language=language, **letter.data) for letter in letters]
-    first = next((i for i, r in enumerate(rendered) if r.subject), None)
-    text = rendered[first].subject if first is not None else settings.name
-    tagged = letters[first].game_id if first is not None else None
-    shown = None
-    if tagged is not None:
-        shown = game if game is not None and game.id == tagged else session.get(Game, tagged)
+    heads, several = headings(letters)
+    if several:  # a reply about several games is about none: a bare move in its answer must name its game
+        game = None
+        text, shown = templates.render("_several.txt", language=language, ids=", ".join(f"#{g}" for g in several)).subject, None
+    else:
+        first = next((i for i, r in enumerate(rendered) if r.subject), None)
+        text = rendered[first].subject if first is not None else settings.name
+        tagged = letters[first].game_id if first is not None else None
+        shown = None
+        if tagged is not None:
+            shown = game if game is not None and game.id == tagged else session.get(Game, tagged)
     subject = trust.subject(text, player, shown)
-    facts = {"ignored": list(ignored), "player": player, "game_id": game.id if game is not None else None}
+    facts = {
+        "ignored": list(ignored), "player": player, "game_id": game.id if game is not None else None,
+        "heads": heads,
+    }
     frame = templates.render("_mail.txt", language=language, sections=[r.body for r in rendered], **facts)
     html = None
     if player.format != "text":  # the HTML part says the same words, with the boards as tables
@@ -134,6 +143,26 @@ def queue(
     )
     _threaded(session, player, game, message_id)
     return row
+
+
+def headings(letters: Sequence[Letter]) -> tuple[list[dict[str, Any] | None], list[int]]:
+    """The heading of each section of a mail that shows several games ("Game #43: ataxx 7x7
+    against bob"), where the game changes from the section before; and those games' numbers.
+    A mail about one game (or none) has no headings."""
+    shown = [letter.game_id for letter in letters]
+    several = list(dict.fromkeys(g for g in shown if g is not None))
+    if len(several) < 2:
+        return [None] * len(letters), []
+    heads: list[dict[str, Any] | None] = []
+    before = None
+    for letter, game_id in zip(letters, shown, strict=True):
+        view = letter.data.get("game")
+        if game_id is not None and game_id != before and isinstance(view, dict):
+            heads.append({"id": game_id, "describe": view.get("describe", ""), "opponent": view.get("opponent")})
+        else:
+            heads.append(None)
+        before = game_id if game_id is not None else before
+    return heads, several
 
 
 _THREADS = (  # built once: its cache key and compiled SQL are reused for every post

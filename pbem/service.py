@@ -126,13 +126,23 @@ class Service:
         return Result(record.status, envelope.message_id)  # processed, or silenced (no reply today)
 
     def _game_hint(self, session: Session, envelope: Envelope) -> int | None:
-        """The game a reply is about: our plus-address, then the thread, then `#42`."""
+        """The game a reply is about: our plus-address, then the thread, then `#42`.
+
+        A reply to our mail about no game (a games list, an answer about several games) is
+        about none, whatever games its thread showed before: a bare move in it must name its
+        game unless the player has only one. (Not our notice of a held mail: the lines it
+        confirms were written in their own thread.)"""
+        about_none = False
         for address in envelope.recipients:
             plus = notation.parse_reply_to(address, self.settings.local_part, self.settings.domain)
             if plus is not None and plus.game_id is not None:
                 return plus.game_id
+            about_none = about_none or plus is not None
+        if about_none:
+            answered = trust.answered(session, envelope)
+            about_none = answered is not None and answered[0] != "held"
         ids = [*envelope.references, *([envelope.in_reply_to] if envelope.in_reply_to else [])]
-        if ids:
+        if ids and not about_none:
             found = session.exec(
                 select(Outbox.game_id)
                 .where(Outbox.message_id.in_(ids[-20:]))
@@ -141,10 +151,10 @@ class Service:
             ).first()
             if found is not None:
                 return found
-        tagged = notation.parse_subject(envelope.subject).game_id
-        if tagged is None and (m := _SUBJECT_GAME.search(envelope.subject)):
-            return int(m.group(1))  # "board #42" written by the player
-        return tagged
+        tag = notation.parse_subject(envelope.subject)
+        if not tag.ours and (m := _SUBJECT_GAME.search(envelope.subject)):
+            return int(m.group(1))  # "board #42" written by the player (not our "Games #1, #2")
+        return tag.game_id
 
     def _send(self, ctx: Context, ignored: list[str]) -> None:
         """Queue the reply to the sender (all its sections in one mail) and the mails to others,

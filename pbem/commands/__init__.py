@@ -7,6 +7,7 @@ from pbem.commands import (  # noqa: F401  (registration)
     held,
     info,
     language,
+    next,
     notify,
     play,
     records,

@@ -8,8 +8,8 @@ from sqlmodel import or_, select
 
 import engine
 from engine.phrases import phrase
+from pbem import clock, remarks
 from pbem import games as G
-from pbem import remarks
 from pbem.commands import base, words
 from pbem.commands.base import Call, Command, Context, register
 from pbem.commands.words import WORDS
@@ -56,7 +56,7 @@ class Help(Command):
 
 
 # The help lists commands by what they are for: looking, starting, playing, records, time, you.
-_SECTIONS = ("info", "challenges", "play", "say", "records", "time", "account")
+_SECTIONS = ("info", "challenges", "play", "takeback", "conditional", "next", "say", "records", "time", "notify", "account")
 
 
 def _section(command: base.Command) -> int:
@@ -103,7 +103,11 @@ class Rules(Command):
 
 @register
 class Games(Command):
-    """List your games in progress, with whose move it is, and your open challenges."""
+    """List your games in progress, with whose move it is, and your open challenges.
+
+    The games waiting for your move come first, soonest deadline first; each shows its
+    deadline in your time zone.
+    """
 
     name = "games"
     aliases = ("mygames",)
@@ -114,7 +118,7 @@ class Games(Command):
     max_args = 0
 
     def run(self, ctx: Context, call: Call) -> None:
-        views = [game_view(ctx.session, g, ctx.player) for g in G.active_games(ctx.session, ctx.player)]
+        views = [game_view(ctx.session, g, ctx.player) for g in clock.by_urgency(ctx.session, ctx.player)]
         pending = ctx.session.exec(
             select(Challenge)
             .where(Challenge.status == "open")

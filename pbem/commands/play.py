@@ -25,6 +25,7 @@ class MoveCommand(_GameAction):
 
     Write: c4             (in a reply to the game's mail)
        or: move 42 a1-c3  (game #42, in any mail)
+       or: #42 a1-c3      (the same: a line for each game, in any mail)
     Each game's notation is in its rules: write "rules GAME".
     """
 

@@ -2,7 +2,9 @@
 
 A line whose first word is a command is that command. A line that looks like a move (its
 first word holds a digit, e.g. `c4`, `a1-c3`, `17@d4`) is a bare move, played in the game
-the mail is about. Anything else is reported back as ignored, never fatal.
+the mail is about. A line may name its game first (`#42 c4`, `#42: pass`, `# 42 resign`),
+so that one mail answers several games, a line each. Anything else is reported back as
+ignored, never fatal.
 """
 
 from __future__ import annotations
@@ -16,13 +18,16 @@ from pbem.templates import Templates
 
 MAX_LINES = 30
 _OUR_SUBJECT = re.compile(r"\[pbem\b[^\]]*\]", re.IGNORECASE)
+#: `#42 c4`, `#42: c4`, `# 42 c4`, `＃42 c4`: a game's number, then what to do in it
+_GAME_FIRST = re.compile(r"^[#\uff03]\s?(\d{1,9})\s*(?:[:\uff1a]\s*|\s+)(\S.*)$")
 
 
 @dataclass(frozen=True)
 class Line:
     text: str
-    words: list[str]
+    words: list[str]  # after the game's number, when the line starts with one
     command: base.Command | None  # None: a bare move
+    game: int | None = None  # the game the line names first (`#42 c4`), else None
 
 
 @dataclass
@@ -53,15 +58,23 @@ def _looks_like_move(words: list[str]) -> bool:
 
 
 def classify(text: str) -> Line | None:
-    words = text.split()
+    """The command line `text` is, or None. After a game's number (`#42 ...`) only a move or
+    a command that acts on a game counts: a game list line (`#42  ataxx 7x7 against bob`)
+    or chatter (`#1 fan here`) is no command."""
+    game = None
+    if found := _GAME_FIRST.match(text):
+        game, rest = int(found[1]), found[2]
+    words = (rest if game is not None else text).split()
     if not words:
         return None
     command = base.find(words[0])
+    if game is not None and command is not None and not command.takes_game:
+        return None
     if command is not None and not command.reads(words):
         command = None  # prose that starts with a command's word
     if command is None and not _looks_like_move(words):
         return None
-    return Line(text, words, command)
+    return Line(text, words, command, game)
 
 
 def reads_as_command(text: str) -> bool:

@@ -2,9 +2,12 @@
 
 For every line the runner decides, before the command runs, which command it is (a bare
 move is `move`), whether the sender has shown proof of receipt where the command needs it,
-and which game it is about (found and locked once). A refused line changes nothing and
-says why; a bare line that the game's notation does not know is chatter ("g2 looks
-good"): it is listed with the lines that were not commands instead of drawing an error.
+and which game it is about (found and locked once): the game its `#42` names, else its
+own number, else the game the mail answers. A mail may carry lines for several games,
+each settled against its own game's current board; every line's answer is a section of
+the one reply. A refused line changes nothing (of its own: the others stand) and says
+why; a bare line that the game's notation does not know is chatter ("g2 looks good"): it
+is listed with the lines that were not commands instead of drawing an error.
 """
 
 from __future__ import annotations
@@ -137,13 +140,14 @@ def _run_line(ctx: Context, line: Line, trusted: bool = False) -> None:
     args = line.words[1:] if line.command is not None else line.words
     game, missing = None, None
     if command.takes_game:
-        game_id, args = split_game(args)
+        game_id, args = (line.game, args) if line.game is not None else split_game(args)
+        acting = command.name if command.needs_current_board else None  # its example: `#42 c4`
         try:
-            game = G.find_game(ctx.session, ctx.player, game_id, ctx.game_hint)
+            game = G.find_game(ctx.session, ctx.player, game_id, ctx.game_hint, acting=acting)
         except CommandError as exc:
             missing = exc  # said after the proof, which matters more
     if line.command is None and game is not None:
-        G.read_move(game, line.text)  # chatter raises NotAMove; a wrong move is said when it is played
+        G.read_move(game, " ".join(args))  # chatter raises NotAMove; a wrong move is said when it is played
     if command.requires_proof and ctx.evidence.proof is None and not trusted:
         raise NO_PROOF
     if missing is not None:
@@ -163,7 +167,8 @@ def _run_line(ctx: Context, line: Line, trusted: bool = False) -> None:
                 code="trust.outdated_board",
                 params={"game": game.id},
             )
-        ctx.game_hint = game.id
+        if line.game is None:  # `#42 c4` is about game 42 alone: the mail's other bare lines keep theirs
+            ctx.game_hint = game.id
         ctx.inbound.game_id = game.id
     command.run(ctx, Call(line.text, args, game))
     if command.needs_current_records:

@@ -93,7 +93,7 @@ def _challenge(**changes: Any) -> dict[str, Any]:
 
 GAME = {
     "id": 42, "title": "TITLE", "describe": "DESC", "opponent": "YAN", "your_turn": True,
-    "on_move": OTHER, "move_number": 3, "deadline": {"when": "MONDAY"},
+    "on_move": OTHER, "move_number": 3, "deadline": {"when": "MONDAY", "left": "3 DAYS"},
     "players": [{**PERSON, "side": "black"}, {**OTHER, "side": "white"}], "board": "BOARD",
 }
 
@@ -117,6 +117,11 @@ CASES: list[tuple[str, dict[str, Any]]] = [
                    "challenges": [_challenge(), _challenge(challenger=OTHER), _challenge(opponent=None)]}),
     ("games.txt", {"games": [], "challenges": [], "me": "Z@Z.Z"}),
     ("named.txt", {"new": "ZED", "old": "YAN"}),
+    ("next.txt", {"game": {**GAME, "you": "ZED", "your_side": "black", "draw_offer_by_opponent": True,
+                           "last_move": {"notation": "c4", "by": "YAN"}, "examples": ["c4"],
+                           "notation": "NOTATION"}, "waiting": 2, "playing": 3}),
+    ("next.txt", {"game": None, "waiting": 0, "playing": 2}),
+    ("next.txt", {"game": None, "waiting": 0, "playing": 0}),
     ("open.txt", {"challenges": [_challenge(opponent=None)]}),
     ("open.txt", {"challenges": []}),
     ("open.txt", {"challenges": [_challenge(opponent=None, takebacks=False)]}),

@@ -95,6 +95,15 @@ SCRIPT = [
     (BOB, "say on", True),
     (ALICE, "move {game} f2\nsay {game} Your move.", True),
     (CAROL, "unwatch {game}", True),
+    # several games in one mail (`#ID MOVE`), `next` and `games` by urgency
+    (ALICE, "challenge ataxx bob@example.org colour=first", True),
+    (BOB, "accept {challenge}", True),
+    (ALICE, "challenge ataxx carol@example.org colour=first", True),
+    (CAROL, "accept {challenge}", True),
+    (ALICE, "games", True),
+    (ALICE, "next", True),  # the older of the two games: the reply to it is about that one
+    (ALICE, "f2\n#{game} f2\n#{game} z9", True),
+    (ALICE, "next", True),  # none waits for her now
     (ALICE, "\n".join(["help"] * 40), True),
     ("dora@example.org", "правила", False),  # a new player's first mail: the language it is written in
 ]
