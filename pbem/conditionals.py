@@ -169,6 +169,8 @@ def store(
         message_id=message_id, created_at=now,
     )
     session.add(line)
+    game.lines_waiting = True
+    session.add(game)
     session.flush()
     return Stored(line, bool(same))
 
@@ -178,7 +180,17 @@ def clear(session: Session, game: Game, owner: Player) -> int:
     gone = lines(session, game, owner)
     for line in gone:
         session.delete(line)
+    _mark(session, game)
     return len(gone)
+
+
+def _mark(session: Session, game: Game) -> None:
+    """Note on the game whether any line is left, so that a move in a game without lines (most
+    games) costs no query for them."""
+    session.flush()
+    left = session.exec(select(Conditional.id).where(Conditional.game_id == game.id).limit(1)).first()
+    game.lines_waiting = left is not None
+    session.add(game)
 
 
 def shown(line: Conditional) -> dict[str, object]:
@@ -196,10 +208,13 @@ def respond(
     moved/your_move letters (marked as coming from a condition), and the letter that told
     the line's owner it was their move is taken out, since the line answered at once. A
     letter to `sender` becomes a section of the reply to their mail."""
+    if not game.lines_waiting:
+        return
     for _ in range(MAX_ANSWERS):
         played = _answer(session, game, played, sender, letters, now)
         if played is None:
-            return
+            break
+    _mark(session, game)
 
 
 def _answer(
@@ -207,7 +222,7 @@ def _answer(
 ) -> Move | None:
     """One step of `respond`: the owner's answer to `played`, if a line holds one."""
     answer, dropped = None, {reason: [] for reason in DROPPED}
-    for line in lines(session, game):  # one SELECT per move: most games have no lines
+    for line in lines(session, game):  # a game with lines waiting (`Game.lines_waiting`)
         if game.status != "active":
             session.delete(line)  # the game is over: nothing is left to answer, nor to tell
         elif line.player_id == played.player_id and line.ply > played.ply:
@@ -273,8 +288,10 @@ def _dropped(
 def drop_all(session: Session, game: Game, reason: str = "undone") -> list[Letter]:
     """A take-back or an operator's undo changed the position: every line of the game is dropped,
     its owner told."""
-    gone = lines(session, game)
-    return _dropped(session, game, gone, reason, "", None) if gone else []
+    gone = lines(session, game) if game.lines_waiting else []
+    notices = _dropped(session, game, gone, reason, "", None) if gone else []
+    _mark(session, game)
+    return notices
 
 
 def _addressed(letter: Letter, sender: Player | None) -> Letter:

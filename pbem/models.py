@@ -86,6 +86,7 @@ class Game(SQLModel, table=True):
     clock_due_at: datetime | None = None  # the next reminder or deadline (pbem.clock.next_event); None: no clock
     takebacks: bool = True  # the challenge's `takebacks=`: whether `takeback` may be asked
     takeback_offer: int | None = None  # the side that asks to take back its last move (lapses with a move)
+    lines_waiting: bool = False  # conditional lines are stored for the game (pbem.conditionals)
 
     def player_id(self, side: int) -> int:
         return self.player1_id if side else self.player0_id

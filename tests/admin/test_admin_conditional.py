@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlmodel import Session, select
 
-from pbem.models import Conditional, Player
+from pbem.models import Conditional, Game, Player
 from tests.admin.conftest import NOW, run
 from tests.admin.test_admin_cli import ALICE, _mails, _safe, _text
 
@@ -16,6 +16,7 @@ def test_undo_drops_the_lines_and_tells_their_owner(db) -> None:
         alice = session.exec(select(Player).where(Player.address == ALICE)).one()
         session.add(Conditional(game_id=gid, player_id=alice.id, ply=2, moves=["b1", "e1"], raw="if b1 then e1",
                                 created_at=NOW))
+        session.get(Game, gid).lines_waiting = True  # as `if` marks it
         session.commit()
     run("undo", str(gid), "1", "--reason", "misread move", "--by", "ops")
     with Session(db.engine) as session:

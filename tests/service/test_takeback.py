@@ -183,6 +183,7 @@ def test_accepting_drops_conditional_lines_and_restarts_the_clock(server) -> Non
     with Session(server.engine) as session:  # lines Bob left for later, as `if` stores them
         bob = session.exec(select(Player).where(Player.address == BOB)).one()
         session.add(Conditional(game_id=1, player_id=bob.id, ply=3, moves=["g2", "b2"], created_at=datetime.now(UTC)))
+        session.get(Game, 1).lines_waiting = True  # as `if` marks it
         session.commit()
     with freeze_time("2026-12-03 12:00"):
         _answer(server, ALICE, "takeback")

@@ -32,6 +32,7 @@ def upgrade() -> None:
     with op.batch_alter_table("game") as batch:
         batch.add_column(sa.Column("takebacks", sa.Boolean(), nullable=False, server_default="1"))
         batch.add_column(sa.Column("takeback_offer", sa.Integer(), nullable=True))
+        batch.add_column(sa.Column("lines_waiting", sa.Boolean(), nullable=False, server_default="0"))
     op.create_table(
         "remark",
         sa.Column("id", sa.Integer(), primary_key=True),
@@ -64,6 +65,7 @@ def downgrade() -> None:
     op.drop_index("ix_remark_game_id", table_name="remark")
     op.drop_table("remark")
     with op.batch_alter_table("game") as batch:
+        batch.drop_column("lines_waiting")
         batch.drop_column("takeback_offer")
         batch.drop_column("takebacks")
     with op.batch_alter_table("challenge") as batch:
