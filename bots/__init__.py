@@ -28,7 +28,7 @@ _NODES = {
     "ataxx": {1: 0, 2: 2_000, 3: 60_000},
     "capturego": {1: 0, 2: 600, 3: 8_000},
     # Myriades and Infinito: how many candidate turns are judged against the best reply
-    "myriades": {1: 0, 2: 8, 3: 40},
+    "myriades": {1: 0, 2: 8, 3: 60},
 }
 
 

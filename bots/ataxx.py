@@ -134,8 +134,8 @@ def choose(rules: Ataxx, pos: Position, level: int, seed: int, budget: Budget) -
             raise ValueError("the game is over")
         gains = [(c[1].bit_count() - c[0].bit_count(), m) for m, c in children]
         best = max(g for g, _ in gains)
-        # reasonable: within two pieces of the best gain, and no jump that takes nothing
-        pool = [m for g, m in gains if g >= best - 2 and (not m[0] or g >= 1)] or [m for g, m in gains if g == best]
+        # reasonable: within a piece of the best gain, and no jump that takes nothing
+        pool = [m for g, m in gains if g >= best - 1 and (not m[0] or g >= 1)] or [m for g, m in gains if g == best]
         return _to_move(rng.choice(pool)), Stats(len(children), 1, best)
 
     def shuffle(moves: list) -> list:

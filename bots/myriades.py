@@ -18,7 +18,8 @@ from bots.search import Budget, Stats
 from engine.myriades import Move, Myriades, Position
 from engine.myriades_notation import NEUTRAL, Cell, _neighbours, _rays, free_values
 
-_PLACES = 6  # squares tried for the placement of each candidate turn
+_PLACES = 6  # the least exposed squares tried for the placement of each candidate turn
+_SPOILED = 3  # the opponent's best steps whose way the placement may block
 
 
 def _stones(cells: Sequence[Cell], side: int) -> list[tuple[int, int]]:
@@ -116,13 +117,27 @@ def _candidates(rules: Myriades, pos: Position, breadth: int, rng: random.Random
         empty = [i for i, c in enumerate(cells) if c is None]
         rng.shuffle(empty)
         empty.sort(key=lambda i: _exposure(cells, size, i))
-        for square in empty[:_PLACES]:
+        for square in dict.fromkeys(empty[:_PLACES] + _spoilers(cells, size, 1 - side)):
             after = list(cells)
             after[square] = (side, value)
             move = Move(value, square, step, frozenset(chosen))
             turns.append(_Turn(move, after, gain - value - 0.5 * _exposure(cells, size, square)))
     turns.sort(key=lambda t: -t.score)
     return turns
+
+
+def _spoilers(cells: Sequence[Cell], size: int, side: int) -> list[int]:
+    """Squares that block the best triggering steps of `side`: their targets and the squares
+    on the way there."""
+    found: list[int] = []
+    ranked = sorted(steps(cells, size, side), key=lambda s: (-s[0], s[1], s[2]))[:_SPOILED]
+    rays = _rays(size)
+    for _gain, origin, target, _chosen in ranked:
+        for line in rays[origin]:
+            if target in line:
+                found.extend(line[: line.index(target) + 1])
+                break
+    return found
 
 
 def greedy(rules: Myriades, pos: Position, rng: random.Random) -> Move:

@@ -68,8 +68,11 @@ class Searcher:
         self.nodes = 0
         self.limit = budget.nodes
         self.table: dict[Hashable, tuple[int, int, int, Any]] = {}
+        self.unbounded = False  # while the first iteration runs, nothing may cut it
 
     def _tick(self) -> None:
+        if self.unbounded:
+            return
         if self.nodes >= self.limit:
             raise _OutOfBudget
         deadline = self.budget.deadline
@@ -78,7 +81,7 @@ class Searcher:
 
     def _negamax(self, state: Any, depth: int, alpha: int, beta: int, ply: int) -> int:
         self.nodes += 1
-        if self.nodes >= self.limit or self.nodes % _CHECK_EVERY == 0:
+        if self.nodes >= self.limit or not self.nodes % _CHECK_EVERY:
             self._tick()
         game = self.game
         margin = game.terminal(state)
@@ -148,9 +151,9 @@ class Searcher:
             return None, Stats(self.nodes, 0, 0)
         if len(moves) == 1:
             return moves[0][0], Stats(self.nodes, 0, 0)
-        saved, self.limit = self.limit, 1 << 62
+        self.unbounded = True
         index, score = self._root(moves, 1)
-        self.limit = saved
+        self.unbounded = False
         done = 1
         deadline = self.budget.deadline
         for depth in range(2, self.budget.max_depth + 1):
