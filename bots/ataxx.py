@@ -9,7 +9,7 @@ alpha-beta cuts early. Only the chosen move is turned back into the engine's `Mo
 from __future__ import annotations
 
 import random
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
 
 from bots.search import Budget, Stats, search
 from engine.ataxx import PASS, Ataxx, Move, Position
@@ -46,41 +46,49 @@ class AtaxxGame:
         me, them = pos.sides()
         return (me, them, pos.empty, pos.halfmove)
 
-    def moves(self, state: State) -> list[tuple[int, int, int]]:
-        """(score, src, dst) for every clone and jump, unsorted; the score guesses its worth."""
-        me, them, empty, _ = state
-        near = _NEAR
-        found = []
-        for dst in _bits(_grow(me) & empty):
-            found.append((2 * (near[dst] & them).bit_count() + 1, 0, dst))
-        far = _FAR
-        for src in _bits(me):
-            targets = far[src] & empty
-            if not targets:
-                continue
-            around = near[src] & me  # friends the jump leaves behind, exposed
-            for dst in _bits(targets):
-                taken = (near[dst] & them).bit_count()
-                found.append((2 * taken - 1 - (around.bit_count() > 3), src, dst))
-        return found
-
-    def children(self, state: State) -> list[tuple[tuple[int, int], State]]:
+    def children(self, state: State, first: tuple[int, int] | None = None) -> Iterator[tuple[tuple[int, int], State]]:
+        """Lazily: `first`, then clones by what they take, then jumps by what they take (a jump
+        to a square a clone reaches is a piece worse, so it comes after every clone)."""
         me, them, empty, halfmove = state
         if self.terminal(state) is not None:
-            return []
-        moves = self.moves(state)
-        if not moves:
-            return [((0, 0), (them, me, empty, halfmove + 1))]  # the pass (ataxx only: else terminal)
-        moves.sort(reverse=True)
+            return
         near = _NEAR
-        out = []
-        for _score, src, dst in moves:
+        reach = _grow(me) & empty
+        if first is not None and first[1]:
+            src, dst = first
             taken = near[dst] & them
             if src:
-                out.append(((src, dst), (them ^ taken, me ^ src ^ dst | taken, empty ^ src ^ dst, halfmove + 1)))
+                yield first, (them ^ taken, me ^ src ^ dst | taken, empty ^ src ^ dst, halfmove + 1)
             else:
-                out.append(((0, dst), (them ^ taken, me | dst | taken, empty ^ dst, 0)))
-        return out
+                yield first, (them ^ taken, me | dst | taken, empty ^ dst, 0)
+        clones = [((near[dst] & them).bit_count(), dst) for dst in _bits(reach)]
+        clones.sort(reverse=True)
+        for _n, dst in clones:
+            if first is not None and first == (0, dst):
+                continue
+            taken = near[dst] & them
+            yield (0, dst), (them ^ taken, me | dst | taken, empty ^ dst, 0)
+        far = _FAR
+        landing = _grow(_grow(me)) & empty
+        if not landing:
+            if not clones:
+                yield (0, 0), (them, me, empty, halfmove + 1)  # the pass (ataxx only: else terminal)
+            return
+        targets = [((near[dst] & them).bit_count(), dst) for dst in _bits(landing)]
+        targets.sort(reverse=True)
+        for _n, dst in targets:
+            taken = near[dst] & them
+            sources = far[dst] & me
+            while sources:
+                src = sources & -sources
+                sources ^= src
+                if first is not None and first == (src, dst):
+                    continue
+                yield (src, dst), (them ^ taken, me ^ src ^ dst | taken, empty ^ src ^ dst, halfmove + 1)
+
+    def gains(self, state: State) -> list[tuple[int, tuple[int, int]]]:
+        """(material after, move) for every move: what level 1 and the greedy player look at."""
+        return [(c[1].bit_count() - c[0].bit_count(), m) for m, c in self.children(state)]
 
     def terminal(self, state: State) -> int | None:
         me, them, empty, halfmove = state
@@ -89,6 +97,8 @@ class AtaxxGame:
         margin = me.bit_count() - them.bit_count()
         if not empty:
             return margin
+        if _grow(me) & empty:
+            return None  # a clone is there: nobody is stuck
         if self.can_pass:
             if halfmove >= self.quiet:
                 return 0
@@ -118,9 +128,7 @@ def _to_move(pair: tuple[int, int]) -> Move:
 def greedy(rules: Ataxx, pos: Position, rng: random.Random) -> Move:
     """A one-ply player: the move that leaves the best material, ties broken by `rng`."""
     game = AtaxxGame(rules)
-    children = game.children(game.state(pos))
-    scored = [(-(_MATERIAL * (c[1].bit_count() - c[0].bit_count())), rng.random(), m) for m, c in children]
-    return _to_move(min(scored)[2])
+    return _to_move(max((gain, rng.random(), m) for gain, m in game.gains(game.state(pos)))[2])
 
 
 def choose(rules: Ataxx, pos: Position, level: int, seed: int, budget: Budget) -> tuple[Move, Stats]:
@@ -129,20 +137,18 @@ def choose(rules: Ataxx, pos: Position, level: int, seed: int, budget: Budget) -
     state = game.state(pos)
     rng = random.Random(seed)
     if level <= 1:
-        children = game.children(state)
-        if not children:
+        gains = game.gains(state)
+        if not gains:
             raise ValueError("the game is over")
-        gains = [(c[1].bit_count() - c[0].bit_count(), m) for m, c in children]
         best = max(g for g, _ in gains)
         # reasonable: within a piece of the best gain, and no jump that takes nothing
         pool = [m for g, m in gains if g >= best - 1 and (not m[0] or g >= 1)] or [m for g, m in gains if g == best]
-        return _to_move(rng.choice(pool)), Stats(len(children), 1, best)
+        return _to_move(rng.choice(pool)), Stats(len(gains), 1, best)
 
     def shuffle(moves: list) -> list:
+        # keep the guessed order (clones first, by what they take), shuffled among equals
         keyed = [(rng.random(), m) for m in moves]
-        # keep the guessed order, shuffled among moves of equal guess
-        guess = {(src, dst): score for score, src, dst in game.moves(state)}
-        keyed.sort(key=lambda pair: (-guess.get(pair[1][0], 0), pair[0]))
+        keyed.sort(key=lambda pair: (-(pair[1][1][1].bit_count() - pair[1][1][0].bit_count()), pair[0]))
         return [m for _, m in keyed]
 
     move, stats = search(game, state, budget, shuffle)

@@ -76,7 +76,7 @@ class GoGame:
             return False
         return liberties(after, after._labels[p], self.geo.neighbours) <= 1
 
-    def children(self, pos: GoPosition) -> list[tuple[int, GoPosition]]:
+    def children(self, pos: GoPosition, first: int | None = None) -> list[tuple[int, GoPosition]]:
         if self.terminal(pos) is not None:
             return []
         geo = self.geo
@@ -94,6 +94,11 @@ class GoGame:
         out: list[tuple[int, GoPosition]] = [(p, child) for _s, p, child in scored]
         if pos.passes == 1 or not out:
             out.append((_PASS, self.rules.apply(pos, PASS)))
+        if first is not None:
+            for index, (p, _child) in enumerate(out):
+                if p == first:
+                    out.insert(0, out.pop(index))
+                    break
         return out
 
     def _pressure(self, child: GoPosition, p: int) -> int:

@@ -10,7 +10,7 @@ cut iteration is thrown away, so the move is that of the last completed depth.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -42,8 +42,9 @@ class Stats:
 class Game(Protocol):
     """A game as the search sees it; `state` values are the adapter's own."""
 
-    def children(self, state: Any) -> Sequence[tuple[Any, Any]]:
-        """(move, state after it) pairs, best guess first; empty when the game is over."""
+    def children(self, state: Any, first: Any = None) -> Iterable[tuple[Any, Any]]:
+        """(move, state after it) pairs, `first` (a move the table remembers) then the best
+        guesses; none when the game is over. May be lazy: a cut leaves the rest unmade."""
 
     def terminal(self, state: Any) -> int | None:
         """None while the game runs; else the final margin for the side to move (>0 won, 0 drawn)."""
@@ -105,13 +106,7 @@ class Searcher:
                     return value
                 if flag == _UPPER and value <= alpha:
                     return value
-        children = game.children(state)
-        if best_move is not None:
-            for index, (move, _child) in enumerate(children):
-                if move == best_move:
-                    if index:
-                        children = [children[index], *children[:index], *children[index + 1:]]
-                    break
+        children = game.children(state, best_move)
         original = alpha
         best = -WIN * 2
         chosen = None
