@@ -97,11 +97,11 @@ class AtaxxGame:
         margin = me.bit_count() - them.bit_count()
         if not empty:
             return margin
+        if halfmove >= self.quiet:
+            return 0  # the draw after so many plies without a clone (ataxx only)
         if _grow(me) & empty:
             return None  # a clone is there: nobody is stuck
         if self.can_pass:
-            if halfmove >= self.quiet:
-                return 0
             if not _grow(_grow(me | them)) & empty:
                 return margin
             return None
