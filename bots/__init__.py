@@ -26,7 +26,7 @@ LEVELS = (1, 2, 3)
 #: nodes per level and family, calibrated so level 3 stays well under 2 s of CPU a move
 _NODES = {
     "ataxx": {1: 0, 2: 3_000, 3: 250_000},
-    "capturego": {1: 0, 2: 600, 3: 8_000},
+    "capturego": {1: 0, 2: 600, 3: 6_000},
     # Myriades and Infinito: how many candidate turns are judged against the best reply
     "myriades": {1: 0, 2: 8, 3: 60},
 }

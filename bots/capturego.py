@@ -13,6 +13,7 @@ import random
 from collections.abc import Hashable
 from functools import cache
 
+from bots.ladders import caught
 from bots.search import Budget, Stats, search
 from engine.capturego import CaptureGo
 from engine.go_board import _OK, EDGE, EMPTY, PASS, GoPosition, Move, _geometry, place, verdict
@@ -58,6 +59,8 @@ class GoGame:
         self.geo = _geometry(rules.size)
         self.around = _around(rules.size)
         self.target = rules.target
+        #: read ladders in the evaluation (on boards up to 13x13, where they are short)
+        self.ladders = rules.size <= 13
 
     # -- moves ----------------------------------------------------------------------------
     def candidates(self, pos: GoPosition) -> list[int]:
@@ -127,7 +130,7 @@ class GoGame:
         return size if outcome.winner == pos.turn else -size
 
     def evaluate(self, pos: GoPosition) -> int:
-        board, labels, neighbours = pos._board, pos._labels, self.geo.neighbours
+        board, labels, neighbours, geo = pos._board, pos._labels, self.geo.neighbours, self.geo
         mine = pos.turn + 1
         score = _CAPTURE * (pos.captures[pos.turn] - pos.captures[1 - pos.turn])
         takeable = 0
@@ -139,7 +142,7 @@ class GoGame:
             libs = liberties(pos, p, neighbours)
             if colour == mine:
                 if libs == 1:
-                    score -= 400 * stones
+                    score -= (900 if self.ladders and caught(geo, pos, p) else 300) * stones
                 elif libs == 2:
                     score -= 60 * stones
                 score += 4 * min(libs, 6)
@@ -147,7 +150,10 @@ class GoGame:
                 if libs == 1:
                     takeable = max(takeable, stones)
                 elif libs == 2:
-                    score += 60 * stones
+                    if self.ladders and caught(geo, pos, p):
+                        takeable = max(takeable, stones)
+                    else:
+                        score += 60 * stones
                 score -= 4 * min(libs, 6)
         return score + 700 * takeable
 

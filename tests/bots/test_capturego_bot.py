@@ -8,6 +8,7 @@ import pytest
 
 import bots
 from bots import Budget
+from bots.ladders import caught
 from engine.capturego import Move
 from engine.registry import create
 
@@ -84,3 +85,23 @@ def test_the_forced_pass(level: int) -> None:
     pos = rules.setup(["OOOO.", "OOOOO", "OOOOO", "OOOOO", ".OOOO"], turn=0)
     move, _ = bots.choose(rules, pos, level, seed=1)
     assert move.is_pass
+
+
+LADDER = [".......", ".......", ".......", "...X...", "..XO...", "....X..", "......."]
+OPEN = [".......", ".......", ".......", "...X...", "..XO...", ".......", "......."]
+
+
+def test_a_ladder_is_read_to_the_end() -> None:
+    rules = create("capturego", {"size": 7, "target": 1})
+    white = rules._geo.index_of[Move(3, 2)]  # d3: two liberties, e3 and d2
+    assert caught(rules._geo, rules.setup(LADDER, turn=0), white)  # e3, then the chase to the edge
+    assert not caught(rules._geo, rules.setup(OPEN, turn=0), white)  # d2 is open: it runs out
+    assert not caught(rules._geo, rules.setup(LADDER, turn=1), white)  # white to move extends first
+
+
+def test_the_bot_starts_the_ladder_that_works() -> None:
+    rules = create("capturego", {"size": 7, "target": 1})
+    pos = rules.setup(LADDER, turn=0)
+    move, _ = bots.choose(rules, pos, 3, seed=1)
+    after = rules.apply(pos, move)
+    assert caught(rules._geo, after, rules._geo.index_of[Move(3, 2)]), rules.format(pos, move)
