@@ -54,3 +54,33 @@ def test_level_one_prefers_a_capture_to_a_quiet_jump() -> None:
         move, _ = bots.choose(rules, pos, 1, seed)
         taken = rules.effects(pos, rules.apply(pos, move)).taken
         assert taken >= 1, rules.format(pos, move)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_search_sees_the_rules_of_the_engine(variant: str) -> None:
+    """On random games to their end: the bot's moves and the states after them are the engine's, and its
+    terminal test agrees with the engine's outcome (a side without pieces counts as lost at once)."""
+    from bots.ataxx import AtaxxGame, _to_move
+
+    rules = create(variant, {"blocks": "square"} if variant == "infection" else {})
+    game = AtaxxGame(rules)
+    rng = random.Random(variant)
+    for _ in range(6):
+        pos = rules.start()
+        while True:
+            state = game.state(pos)
+            margin = game.terminal(state)
+            outcome = rules.outcome(pos)
+            if outcome.over:
+                assert margin is not None
+                winner = None if margin == 0 else pos.turn if margin > 0 else 1 - pos.turn
+                assert winner == outcome.winner
+                break
+            if margin is not None:
+                assert not pos.x or not pos.o
+                break
+            children = list(game.children(state))
+            assert {_to_move(m) for m, _child in children} == set(rules.legal_moves(pos))
+            for move, child in children:
+                assert child == game.state(rules.apply(pos, _to_move(move)))
+            pos = rules.apply(pos, rng.choice(rules.legal_moves(pos)))
