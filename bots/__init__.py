@@ -1,0 +1,65 @@
+"""Bots for every game of the engine: a move for a position, a level and a seed, with no I/O.
+
+`choose(rules, pos, level, seed, budget)` returns the bot's move (the engine's own move value,
+which `rules.format` writes) and `Stats` (nodes searched, depth reached). Results depend only on
+the arguments: a node budget per level and game bounds the work; a caller who must answer in
+time passes `Budget(nodes, deadline)`, whose deadline only cuts iterative deepening early.
+Level 1 plays a random reasonable move (a beginner can win), level 3 the strongest.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bots import ataxx, capturego, myriades
+from bots.search import Budget, Stats
+from engine.ataxx import Ataxx
+from engine.base import Rules
+from engine.capturego import CaptureGo
+from engine.myriades import Myriades
+
+__all__ = ["LEVELS", "Budget", "Stats", "budget_for", "choose", "name"]
+
+#: the levels a bot plays at
+LEVELS = (1, 2, 3)
+
+#: nodes per level and family, calibrated so level 3 stays well under 2 s of CPU a move
+_NODES = {
+    "ataxx": {1: 0, 2: 3_000, 3: 250_000},
+    "capturego": {1: 0, 2: 600, 3: 6_000},
+    # Myriades and Infinito: how many candidate turns are judged against the best reply
+    "myriades": {1: 0, 2: 8, 3: 60},
+}
+
+
+def budget_for(rules: Rules, level: int) -> Budget:
+    """The default node budget of `level` in the game of `rules`."""
+    _check(level)
+    return Budget(_NODES[rules.family][level])
+
+
+def _check(level: int) -> None:
+    if level not in LEVELS:
+        raise ValueError(f"a bot level is one of {LEVELS}, not {level!r}")
+
+
+def choose(rules: Rules, pos: Any, level: int, seed: int, budget: Budget | None = None) -> tuple[Any, Stats]:
+    """The bot's move in `pos` and what its search did; raises ValueError if the game is over."""
+    _check(level)
+    if rules.outcome(pos).over:
+        raise ValueError("the game is over")
+    if budget is None:
+        budget = budget_for(rules, level)
+    if isinstance(rules, Ataxx):
+        return ataxx.choose(rules, pos, level, seed, budget)
+    if isinstance(rules, CaptureGo):
+        return capturego.choose(rules, pos, level, seed, budget)
+    if isinstance(rules, Myriades):
+        return myriades.choose(rules, pos, level, seed, budget)
+    raise ValueError(f"no bot plays {rules.name}")
+
+
+def name(kind: str, level: int) -> str:
+    """The bot's player name for a game kind and level: `name("ataxx", 3) == "bot-ataxx-3"`."""
+    _check(level)
+    return f"bot-{kind}-{level}"
