@@ -74,11 +74,20 @@ def _own_words(language: str) -> frozenset[str]:
 
 def english_left(text: str, language: str) -> list[str]:
     """The English words of `text` that a mail in `language` should not hold."""
-    # quoted lines of the player's own mail (" | ...") are theirs, not ours
-    ours = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("|"))
+    # quoted lines of the player's own mail (" | ...") and the words an opponent relayed with
+    # `say` ("> ...") are theirs, not ours
+    ours = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(("|", ">")))
     allowed = _own_words(language) if language == "it" else frozenset()
     return sorted({w for w in WORD.findall(ours)
                    if w.lower() in english_words() and w.lower() not in allowed and w not in HEADERS})
+
+
+_QUOTE = re.compile(r"<blockquote\b.*?</blockquote>", re.S | re.I)
+
+
+def without_quotes(html: str) -> str:
+    """An HTML part without its quotations: what an opponent relayed is in their words."""
+    return _QUOTE.sub("", html)
 
 
 def too_wide(text: str, columns: int = 72) -> list[str]:
