@@ -20,6 +20,7 @@ from pbem.commands import base
 from pbem.textwidth import width
 
 WORD = re.compile(r"[A-Za-z]{3,}")
+_TOKEN = re.compile(r"\[k:[^\]]*\]")
 _FIELD = re.compile(r"%\(\w+\)[sd]|\{\w+\}")
 #: written as they are in every language: the server's name, the SGF format, words of the
 #: notation and of the options, the test players' names and addresses, the time zones
@@ -77,6 +78,7 @@ def english_left(text: str, language: str) -> list[str]:
     # quoted lines of the player's own mail (" | ...") and the words an opponent relayed with
     # `say` ("> ...") are theirs, not ours
     ours = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(("|", ">")))
+    ours = _TOKEN.sub(" ", ours)  # a subject's token is random hex: "0df7126877add8b9" holds no word
     allowed = _own_words(language) if language == "it" else frozenset()
     return sorted({w for w in WORD.findall(ours)
                    if w.lower() in english_words() and w.lower() not in allowed and w not in HEADERS})
