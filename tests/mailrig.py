@@ -13,6 +13,7 @@ parents must be traversable by others; `tempfile.mkdtemp()` in the usual temp di
 from __future__ import annotations
 
 import contextlib
+import email
 import grp
 import imaplib
 import os
@@ -192,6 +193,13 @@ class MailRig:
         recipient = user if "@" in user else f"{user}@{self.domain}"
         with smtplib.LMTP(self.host, self.lmtp_port, timeout=30) as lmtp:
             lmtp.sendmail(sender, [recipient], raw)
+
+    def submit(self, sender: str, raw: bytes) -> None:
+        """Send `raw` through the rig's SMTP server to the address in its To header, as a
+        player's mail client would."""
+        recipient = email.message_from_bytes(raw)["To"]
+        with smtplib.SMTP(self.host, self.smtp_port, timeout=10) as smtp:
+            smtp.sendmail(sender, [recipient], raw)
 
     def messages(self, user: str, folder: str = "INBOX") -> list[bytes]:
         """Every message in one folder of a mailbox, by UID, without touching its flags."""

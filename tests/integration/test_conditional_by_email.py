@@ -4,8 +4,6 @@ end is the engine's after the seven moves."""
 
 from __future__ import annotations
 
-import smtplib
-
 import pytest
 from sqlmodel import Session, select
 
@@ -18,11 +16,6 @@ from tests.service.mailer import compose, parse, reply_to, text
 pytestmark = pytest.mark.integration
 
 CHAIN = [("b1", "e1"), ("c1", "d1"), ("b2", "c2")]
-
-
-def _smtp(rig, sender: str, raw: bytes) -> None:
-    with smtplib.SMTP("127.0.0.1", rig.smtp_port, timeout=10) as smtp:
-        smtp.sendmail(sender, [parse(raw)["To"]], raw)
 
 
 def _newest(rig, user: str, count: int):
@@ -39,14 +32,14 @@ def test_a_chain_of_three_conditional_moves_by_real_mail(mailrig, tmp_path) -> N
     db = make_engine(daemon.database)
     alice, bob = mailrig.address("alice"), mailrig.address("bob")
     try:
-        _smtp(mailrig, alice, compose(alice, f"challenge ataxx {bob} colour=x", to=mailrig.address("game")))
-        _smtp(mailrig, alice, reply_to(alice, _newest(mailrig, "alice", 1), "confirm"))
-        _smtp(mailrig, bob, reply_to(bob, _newest(mailrig, "bob", 1), "accept 1"))
+        mailrig.submit(alice, compose(alice, f"challenge ataxx {bob} colour=x", to=mailrig.address("game")))
+        mailrig.submit(alice, reply_to(alice, _newest(mailrig, "alice", 1), "confirm"))
+        mailrig.submit(bob, reply_to(bob, _newest(mailrig, "bob", 1), "accept 1"))
         started = _newest(mailrig, "alice", 3)
         assert "your move" in started["Subject"]
 
         line = " ".join(f"if {x} then {y}" for x, y in CHAIN)
-        _smtp(mailrig, alice, reply_to(alice, started, f"f2\n{line}"))
+        mailrig.submit(alice, reply_to(alice, started, f"f2\n{line}"))
         kept = _flat(_newest(mailrig, "alice", 4))
         assert "You played f2 in game #1" in kept
         assert "I keep your conditional line in game #1" in kept
@@ -54,7 +47,7 @@ def test_a_chain_of_three_conditional_moves_by_real_mail(mailrig, tmp_path) -> N
 
         bob_count, alice_count = 3, 4
         for n, (x, y) in enumerate(CHAIN):
-            _smtp(mailrig, bob, reply_to(bob, _newest(mailrig, "bob", bob_count), x))
+            mailrig.submit(bob, reply_to(bob, _newest(mailrig, "bob", bob_count), x))
             bob_count, alice_count = bob_count + 1, alice_count + 1
             answered = _newest(mailrig, "bob", bob_count)  # his reply: his move, then hers, his board
             said = _flat(answered)

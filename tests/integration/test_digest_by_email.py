@@ -8,7 +8,6 @@ starts it again.
 
 from __future__ import annotations
 
-import smtplib
 from datetime import timedelta
 
 import pytest
@@ -22,11 +21,6 @@ from tests.integration.waits import wait_until
 from tests.service.mailer import compose, parse, reply_to, text
 
 pytestmark = pytest.mark.integration
-
-
-def _send(rig, user: str, raw: bytes) -> None:
-    with smtplib.SMTP("127.0.0.1", rig.smtp_port, timeout=10) as smtp:
-        smtp.sendmail(rig.address(user), [parse(raw)["To"]], raw)
 
 
 def _mails(rig, user: str, count: int):
@@ -50,14 +44,14 @@ def test_a_digest_by_mail_answered_for_two_games_in_one_reply(mailrig, tmp_path)
     daemon.start()
     try:
         body = f"challenge capturego {bob} size=9 colour=first"
-        _send(mailrig, "alice", compose(alice, body, subject="a game", to=mailrig.address("game")))
-        _send(mailrig, "alice", reply_to(alice, _mails(mailrig, "alice", 1)[-1], "confirm"))  # a first mail is held
-        _send(mailrig, "bob", reply_to(bob, _mails(mailrig, "bob", 1)[-1], "accept 1"))
+        mailrig.submit(mailrig.address("alice"), compose(alice, body, subject="a game", to=mailrig.address("game")))
+        mailrig.submit(mailrig.address("alice"), reply_to(alice, _mails(mailrig, "alice", 1)[-1], "confirm"))  # a first mail is held
+        mailrig.submit(mailrig.address("bob"), reply_to(bob, _mails(mailrig, "bob", 1)[-1], "accept 1"))
         started = _mails(mailrig, "alice", 3)[-1]
-        _send(mailrig, "alice", reply_to(alice, started, f"challenge capturego {carol} size=9 colour=first"))
-        _send(mailrig, "carol", reply_to(carol, _mails(mailrig, "carol", 1)[-1], "accept 2"))
+        mailrig.submit(mailrig.address("alice"), reply_to(alice, started, f"challenge capturego {carol} size=9 colour=first"))
+        mailrig.submit(mailrig.address("carol"), reply_to(carol, _mails(mailrig, "carol", 1)[-1], "accept 2"))
         started = _mails(mailrig, "alice", 5)[-1]
-        _send(mailrig, "alice", reply_to(alice, started, "timezone America/New_York\nnotify digest 7:00"))
+        mailrig.submit(mailrig.address("alice"), reply_to(alice, started, "timezone America/New_York\nnotify digest 7:00"))
         told = text(_mails(mailrig, "alice", 6)[-1])
         assert "one digest a day at 07:00" in " ".join(told.split()), told
         assert daemon.stop() == 0, daemon.log_tail()
@@ -75,7 +69,7 @@ def test_a_digest_by_mail_answered_for_two_games_in_one_reply(mailrig, tmp_path)
         daemon.start()  # a restart: its first clock round sends no second digest
         daemon.wait_log("clock round (start)")
 
-        _send(mailrig, "alice", reply_to(alice, digest, "move 1 e5\nmove 2 d5"))  # two games, one reply
+        mailrig.submit(mailrig.address("alice"), reply_to(alice, digest, "move 1 e5\nmove 2 d5"))  # two games, one reply
         for user, move in (("bob", "e5"), ("carol", "d5")):
             mail = _mails(mailrig, user, 3)[-1]
             assert "your move" in mail["Subject"] and f"alice played {move}" in text(mail), text(mail)

@@ -7,8 +7,6 @@ reply that speaks of all three; each opponent gets the mail with her move in the
 
 from __future__ import annotations
 
-import smtplib
-
 import pytest
 from sqlmodel import Session, select
 
@@ -25,11 +23,6 @@ from tests.service.mailer import compose, parse, reply_to, text
 pytestmark = pytest.mark.integration
 
 OPPONENTS = (("bob", "ataxx"), ("carol", "capturego"), ("dave", "infection"))
-
-
-def _send(rig, sender: str, raw: bytes) -> None:
-    with smtplib.SMTP("127.0.0.1", rig.smtp_port, timeout=10) as smtp:
-        smtp.sendmail(sender, [parse(raw)["To"]], raw)
 
 
 def _prepare(db, rig) -> dict[int, str]:
@@ -62,11 +55,11 @@ def test_three_moves_in_one_mail_get_one_reply_and_reach_each_opponent(mailrig, 
     alice = mailrig.address("alice")
     daemon.start()
     try:
-        _send(mailrig, alice, compose(alice, "games", subject="my games", to=mailrig.address("game")))
+        mailrig.submit(alice, compose(alice, "games", subject="my games", to=mailrig.address("game")))
         listing = parse(mailrig.wait_for("alice", 1, timeout=30)[-1])
         assert "Your games" in listing["Subject"] and "YOUR MOVE" in text(listing)
         body = "\n".join(f"#{gid} {move}" for gid, move in moves.items())
-        _send(mailrig, alice, reply_to(alice, listing, f"{body}\n\nGood luck to all of you!"))
+        mailrig.submit(alice, reply_to(alice, listing, f"{body}\n\nGood luck to all of you!"))
         answers = {user: parse(mailrig.wait_for(user, 1, timeout=30)[-1]) for user, _ in OPPONENTS}
         reply = parse(mailrig.wait_for("alice", 2, timeout=30)[-1])
         wait_until(lambda: _sent(db), 30, lambda: f"the outbox is not empty\n{daemon.log_tail()}")

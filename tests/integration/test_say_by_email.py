@@ -7,8 +7,6 @@ quoted line by line under our header, in the mail that carries the move.
 
 from __future__ import annotations
 
-import smtplib
-
 import pytest
 from sqlmodel import Session, select
 
@@ -18,11 +16,6 @@ from tests.integration.daemon import POLLING, DaemonProcess
 from tests.service.mailer import compose, parse, reply_to, text
 
 pytestmark = pytest.mark.integration
-
-
-def _smtp(rig, sender: str, raw: bytes) -> None:
-    with smtplib.SMTP("127.0.0.1", rig.smtp_port, timeout=10) as smtp:
-        smtp.sendmail(sender, [parse(raw)["To"]], raw)
 
 
 def _mails(rig, user: str, count: int) -> list:
@@ -49,17 +42,17 @@ def test_a_message_with_a_move_and_one_alone_by_real_mail(mailrig, tmp_path) -> 
     daemon.start()
     alice, bob, carol = mailrig.address("alice"), mailrig.address("bob"), mailrig.address("carol")
     try:
-        _smtp(mailrig, alice, compose(alice, f"challenge ataxx {bob} colour=x", to=mailrig.address("game")))
-        _smtp(mailrig, alice, reply_to(alice, _mails(mailrig, "alice", 1)[-1], "confirm"))
-        _smtp(mailrig, bob, reply_to(bob, _mails(mailrig, "bob", 1)[-1], "accept 1"))
-        _smtp(mailrig, carol, compose(carol, "watch 1", to=mailrig.address("game")))
-        _smtp(mailrig, carol, reply_to(carol, _mails(mailrig, "carol", 1)[-1], "confirm"))
+        mailrig.submit(alice, compose(alice, f"challenge ataxx {bob} colour=x", to=mailrig.address("game")))
+        mailrig.submit(alice, reply_to(alice, _mails(mailrig, "alice", 1)[-1], "confirm"))
+        mailrig.submit(bob, reply_to(bob, _mails(mailrig, "bob", 1)[-1], "accept 1"))
+        mailrig.submit(carol, compose(carol, "watch 1", to=mailrig.address("game")))
+        mailrig.submit(carol, reply_to(carol, _mails(mailrig, "carol", 1)[-1], "confirm"))
         started = _mails(mailrig, "alice", 3)[-1]
         assert "your move" in started["Subject"]
         _mails(mailrig, "carol", 2)
 
         # A move and a message in one mail: Bob gets one mail, the board and then her words.
-        _smtp(mailrig, alice, reply_to(alice, started, "f2\nsay Good luck, Bob!\nsay Take your time."))
+        mailrig.submit(alice, reply_to(alice, started, "f2\nsay Good luck, Bob!\nsay Take your time."))
         to_bob = _mails(mailrig, "bob", 3)[-1]
         assert to_bob["Subject"].startswith("[pbem #1] Ataxx: your move, bob (move 2)")
         body = text(to_bob)
@@ -85,7 +78,7 @@ def test_a_message_with_a_move_and_one_alone_by_real_mail(mailrig, tmp_path) -> 
         assert "Your message was relayed to bob and to the 1 watcher of game #1." in " ".join(text(to_alice).split())
 
         # A message alone: its own mail, to Alice and to Carol; Bob is told where it went.
-        _smtp(mailrig, bob, reply_to(bob, to_bob, "say Thanks, same to you."))
+        mailrig.submit(bob, reply_to(bob, to_bob, "say Thanks, same to you."))
         to_alice = _mails(mailrig, "alice", 5)[-1]
         assert to_alice["Subject"].startswith("[pbem #1] Ataxx: a message from bob")
         assert _said(to_alice, "bob writes") == [

@@ -6,7 +6,6 @@ the audit row of the undone move."""
 from __future__ import annotations
 
 import re
-import smtplib
 
 import pytest
 from sqlmodel import Session, select
@@ -18,11 +17,6 @@ from tests.integration.daemon import DaemonProcess
 from tests.service.mailer import compose, parse, reply_to, text
 
 pytestmark = pytest.mark.integration
-
-
-def _smtp(rig, sender: str, raw: bytes) -> None:
-    with smtplib.SMTP("127.0.0.1", rig.smtp_port, timeout=10) as smtp:
-        smtp.sendmail(sender, [parse(raw)["To"]], raw)
 
 
 def _newest(rig, user: str, count: int):
@@ -45,27 +39,27 @@ def test_ask_refuse_ask_again_accept_by_real_mail(mailrig, tmp_path) -> None:
     db = make_engine(daemon.database)
     alice, bob = mailrig.address("alice"), mailrig.address("bob")
     try:
-        _smtp(mailrig, alice, compose(alice, f"challenge ataxx {bob} colour=x", to=mailrig.address("game")))
-        _smtp(mailrig, alice, reply_to(alice, _newest(mailrig, "alice", 1), "confirm"))
-        _smtp(mailrig, bob, reply_to(bob, _newest(mailrig, "bob", 1), "accept 1"))
-        _smtp(mailrig, alice, reply_to(alice, _newest(mailrig, "alice", 3), "f2"))
+        mailrig.submit(alice, compose(alice, f"challenge ataxx {bob} colour=x", to=mailrig.address("game")))
+        mailrig.submit(alice, reply_to(alice, _newest(mailrig, "alice", 1), "confirm"))
+        mailrig.submit(bob, reply_to(bob, _newest(mailrig, "bob", 1), "accept 1"))
+        mailrig.submit(alice, reply_to(alice, _newest(mailrig, "alice", 3), "f2"))
         your_move = _newest(mailrig, "bob", 3)
         assert "your move" in your_move["Subject"]
 
         # Alice asks; Bob is asked, with how to answer, and refuses: both hear of it.
-        _smtp(mailrig, alice, reply_to(alice, _newest(mailrig, "alice", 4), "takeback"))
+        mailrig.submit(alice, reply_to(alice, _newest(mailrig, "alice", 4), "takeback"))
         asked = _newest(mailrig, "bob", 4)
         assert "alice asks to take back their last move, f2, in game #1." in _flat(asked)
         assert 'reply with "takeback accept"; to say no, reply with "takeback refuse"' in _flat(asked)
         assert "You asked bob to take back your last move, f2, in game #1." in _flat(_newest(mailrig, "alice", 5))
-        _smtp(mailrig, bob, reply_to(bob, asked, "takeback refuse"))
+        mailrig.submit(bob, reply_to(bob, asked, "takeback refuse"))
         refused = _newest(mailrig, "alice", 6)
         assert "bob refused to let you take back f2 in game #1; the game goes on." in _flat(refused)
         assert "You refused to let alice take back f2 in game #1." in _flat(_newest(mailrig, "bob", 5))
 
         # She asks again; this time Bob accepts: the move is gone and she is on move again.
-        _smtp(mailrig, alice, reply_to(alice, refused, "takeback"))
-        _smtp(mailrig, bob, reply_to(bob, _newest(mailrig, "bob", 6), "takeback accept"))
+        mailrig.submit(alice, reply_to(alice, refused, "takeback"))
+        mailrig.submit(bob, reply_to(bob, _newest(mailrig, "bob", 6), "takeback accept"))
         accepted = _newest(mailrig, "alice", 8)
         assert "bob let you take back f2 in game #1. It is your move again, alice (x), at move 1." in _flat(accepted)
         assert "You let alice take back f2 in game #1." in _flat(_newest(mailrig, "bob", 7))
