@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from sqlmodel import Session, select
 
-from pbem import post
+from pbem import post, tournament_rounds
 from pbem import tournaments as T
-from pbem import tournament_rounds
 from pbem.db import transaction
 from pbem.models import Entry, Game, Player, TournamentGame
 from pbem.wallclock import now
