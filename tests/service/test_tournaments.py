@@ -111,3 +111,58 @@ def test_a_swiss_of_four_pairs_two_rounds_without_a_repeat_and_finishes(server) 
     with Session(server.engine) as session:
         assert T.get(session, tid).status == "finished"
     assert "Buchholz" in text(server.last(PLAYERS[0]))
+
+
+def _open(server, name: str = "Spring Cup", fmt: str = "roundrobin", rounds: int | None = None) -> int:
+    with transaction(server.engine) as session:
+        return T.create(session, name, fmt, "ataxx", now(), days=4, rounds=rounds).id
+
+
+def test_sign_up_by_mail_and_every_refusal_says_why(server) -> None:
+    tid = _open(server)
+    swiss = _open(server, "Blitz Swiss", "swiss", rounds=5)
+    server.say(PLAYERS[0], "tournaments")
+    listing = " ".join(text(server.last(PLAYERS[0])).split())
+    assert f"#{tid} Spring Cup: Ataxx, round robin, 4 days a move, 0 players" in listing
+    assert f"#{swiss} Blitz Swiss: Ataxx, Swiss system in 5 rounds, 4 days a move, 0 players" in listing
+    assert f'write e.g. "join {tid}"' in listing
+
+    server.say(PLAYERS[0], f"join {tid}")
+    joined = server.last(PLAYERS[0])
+    assert "you are in" in joined["Subject"]
+    assert "You have joined the tournament Spring Cup" in " ".join(text(joined).split())
+    server.say(PLAYERS[0], f"join {tid}")
+    assert "You have already joined tournament" in " ".join(text(server.last(PLAYERS[0])).split())
+    server.say(PLAYERS[0], "join 99")
+    assert "There is no tournament #99." in text(server.last(PLAYERS[0]))
+    server.say(PLAYERS[0], "join")
+    assert "Please name the tournament by its number." in text(server.last(PLAYERS[0]))
+    server.say(PLAYERS[1], f"leave {tid}")  # a new player's mail, without proof: the refusal comes at once
+    assert "You are not in tournament" in " ".join(text(server.last(PLAYERS[1])).split())
+    server.say(PLAYERS[0], f"leave {tid}")
+    assert "You have left the tournament Spring Cup" in " ".join(text(server.last(PLAYERS[0])).split())
+    for address in PLAYERS:
+        server.say(address, f"join {tid}")
+        if "Did you write to me" in server.last(address)["Subject"]:
+            server.confirm(address)
+    with Session(server.engine) as session:
+        assert len(session.exec(select(Entry).where(Entry.tournament_id == tid)).all()) == 4
+    server.say(PLAYERS[0], f"tournament {tid}")
+    shown = " ".join(text(server.last(PLAYERS[0])).split())
+    assert "It is open for sign-up" in shown and "4 players" in shown
+
+    settings = server.service.settings
+    with transaction(server.engine) as session:
+        post.post(session, settings, server.service.templates,
+                  T.start(session, T.get(session, tid), settings.reminders, now()))
+    server.say(PLAYERS[0], f"leave {tid}")
+    assert "has started: you can no longer leave it" in " ".join(text(server.last(PLAYERS[0])).split())
+    server.say(PLAYERS[0], f"join {tid}")
+    assert "is no longer open for sign-up" in " ".join(text(server.last(PLAYERS[0])).split())
+    server.say(PLAYERS[0], f"tournament {tid}")
+    body = text(server.last(PLAYERS[0]))
+    flat = " ".join(body.split())
+    assert "Round 1 of 3 is being played." in flat and "The games of round 1:" in flat
+    assert "in progress" in flat and "crosstable" in flat
+    for line in body.splitlines():
+        assert len(line) <= 72
