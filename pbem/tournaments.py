@@ -85,7 +85,7 @@ def _entry(session: Session, tournament: Tournament, player: Player) -> Entry | 
 def _require_open(tournament: Tournament) -> None:
     if tournament.status != "open":
         raise CommandError(
-            phrase("Tournament #{tournament} is no longer open for sign-up.", tournament=tournament.id),
+            phrase("The tournament #{tournament} is no longer open for sign-up.", tournament=tournament.id),
             phrase("Write {command} to see those open for sign-up.", command="tournaments"),
             code="tournament.not_open", params={"tournament": tournament.id, "status": tournament.status},
         )
@@ -115,7 +115,7 @@ def leave(session: Session, tournament: Tournament, player: Player) -> None:
         )
     if tournament.status != "open":
         raise CommandError(
-            phrase("Tournament #{tournament} has started: you can no longer leave it.", tournament=tournament.id),
+            phrase("The tournament #{tournament} has started: you can no longer leave it.", tournament=tournament.id),
             phrase("If you cannot go on, write to the operator."),
             code="tournament.started", params={"tournament": tournament.id},
         )

@@ -76,7 +76,7 @@ class Join(Command):
 
 @register
 class Leave(Command):
-    """Leave a tournament you joined, before it starts.
+    """Take your name off a tournament you joined, before it starts.
 
     Write: leave 3
     """
@@ -84,7 +84,7 @@ class Leave(Command):
     name = "leave"
     # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("leave TOURNAMENT")
-    summary = N_("leave a tournament before it starts")
+    summary = N_("take your name off a tournament before it starts")
     requires_proof = True
     needs_current_records = True
     max_args = 1
