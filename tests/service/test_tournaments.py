@@ -182,3 +182,31 @@ def test_sign_up_by_mail_and_every_refusal_says_why(server) -> None:
     assert "Round 1 of 3 is being played." in flat and "The games of round 1:" in flat
     assert "in progress" in flat and "crosstable" in flat
     assert {"tournaments", "tournament_joined", "tournament_left", "tournament"} <= _read_safely(server)
+
+
+def test_two_losses_on_time_in_a_row_withdraw_a_player_and_forfeit_the_rest(server) -> None:
+    from pbem import games as G
+
+    tid = _start(server)  # four players, three rounds
+    settings = server.service.settings
+    with Session(server.engine) as session:
+        late = session.get(Game, _games(server, tid, 1)[0].id).player1_id
+    for round in (1, 2):
+        with transaction(server.engine) as session:
+            for game in _games(server, tid, round):
+                game = session.get(Game, game.id)
+                side = game.side_of(late)
+                if side is not None:  # the late player runs out of time
+                    G.finish(session, game, 1 - side, "time", now(), ending="time")
+                else:
+                    G.finish(session, game, 0, "resigned", now(), ending="resignation")
+        assert tournament_rounds.advance_due(server.engine, settings) == 1
+    with Session(server.engine) as session:
+        entry = session.exec(select(Entry).where(Entry.player_id == late)).one()
+        assert entry.withdrawn and entry.withdrawn_reason == "lost on time twice in a row"
+        third = session.exec(select(TournamentGame).where(TournamentGame.round == 3)).all()
+        forfeit = next(b for b in third if late in (b.first_id, b.second_id))
+        assert forfeit.forfeit and forfeit.game_id is None
+        points = forfeit.first_points if forfeit.first_id == late else forfeit.second_points
+        assert points == 0.0 and forfeit.first_points + forfeit.second_points == 1.0
+    assert len(_games(server, tid, 3)) == 1  # the other two still play theirs
