@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from sqlmodel import Session, select
 
 from pbem import post, tournament_rounds
@@ -10,6 +11,7 @@ from pbem.commands import reader
 from pbem.db import transaction
 from pbem.models import Entry, Game, Outbox, Player, TournamentGame
 from pbem.wallclock import now
+from tests.languages import english_left, too_wide
 from tests.service.mailer import parse, text
 
 PLAYERS = ["ann@example.org", "ben@example.org", "cat@example.org", "dan@example.org"]
@@ -210,3 +212,43 @@ def test_two_losses_on_time_in_a_row_withdraw_a_player_and_forfeit_the_rest(serv
         points = forfeit.first_points if forfeit.first_id == late else forfeit.second_points
         assert points == 0.0 and forfeit.first_points + forfeit.second_points == 1.0
     assert len(_games(server, tid, 3)) == 1  # the other two still play theirs
+
+
+@pytest.mark.parametrize("language", ["it", "ru", "uk", "ko", "zh"])
+def test_every_tournament_mail_speaks_the_readers_language(server, language) -> None:
+    players = _players(server)
+    with transaction(server.engine) as session:
+        for player in players.values():
+            session.get(Player, player.id).language = language
+    with Session(server.engine) as session:
+        before = max(session.exec(select(Outbox.id)).all())  # the English answers to their first mails
+    tid = _open(server, "Cup")
+    for address in PLAYERS:
+        server.say(address, "tournaments")
+        server.say(address, f"join {tid}")
+    server.say(PLAYERS[0], f"leave {tid}")
+    server.say(PLAYERS[0], f"join {tid}")
+    server.say(PLAYERS[0], f"tournament {tid}")
+    settings = server.service.settings
+    with transaction(server.engine) as session:
+        post.post(session, settings, server.service.templates,
+                  T.start(session, T.get(session, tid), settings.reminders, now()))
+    server.say(PLAYERS[0], f"tournament {tid}")
+    for round in (1, 2, 3):
+        for game in _games(server, tid, round):
+            server.say(_address(server, game.player1_id), f"resign {game.id}")
+        tournament_rounds.advance_due(server.engine, settings)
+    server.say(PLAYERS[0], f"tournament {tid}")
+    with Session(server.engine) as session:
+        rows = session.exec(select(Outbox).where(Outbox.id > before).order_by(Outbox.id)).all()
+    sent = set()
+    for row in rows:
+        mail = parse(row.message)
+        body = text(mail).replace("\r\n", "\n")
+        if row.template.startswith("tournament"):
+            sent.add(row.template)
+        assert too_wide(body) == [], f"{language} {row.template}: too wide\n{body}"
+        assert english_left(body, language) == [], f"{language} {row.template}:\n{body}"
+        assert english_left(mail["Subject"], language) == [], mail["Subject"]
+    assert sent == {"tournaments", "tournament_joined", "tournament_left", "tournament", "tournament_game",
+                    "tournament_final"}
