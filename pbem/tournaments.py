@@ -301,17 +301,28 @@ def adjourn(session: Session, tournament: Tournament, now: datetime) -> None:
             session.add(game)
 
 
+def adjourned(session: Session, game: Game) -> bool:
+    """Whether the game is of an adjourned tournament: its clock stands still (the clock round asks)."""
+    query = select(exists().where(
+        TournamentGame.game_id == game.id, TournamentGame.tournament_id == Tournament.id,
+        Tournament.adjourned_at.is_not(None),
+    ))
+    return bool(session.exec(query).one())
+
+
 def resume(session: Session, tournament: Tournament, reminders: Sequence[float], now: datetime) -> None:
-    """Go on after an adjournment: each game's turn gets the time it was adjourned back."""
+    """Go on after an adjournment: each game's turn gets back the time it stood still (a turn
+    that began during the adjournment, after a move, from its start)."""
     if tournament.adjourned_at is None:
         raise ValueError(f"tournament #{tournament.id} is not adjourned")
-    paused = int((now - clock_aware(tournament.adjourned_at)).total_seconds())
+    since = clock_aware(tournament.adjourned_at)
     tournament.adjourned_at = None
     session.add(tournament)
     for row in boards(session, tournament, tournament.round):
         game = session.get(Game, row.game_id) if row.game_id else None
         if game is not None and game.status == "active":
-            game.clock_credit += paused
+            started = clock_aware(game.turn_started_at) if game.turn_started_at else since
+            game.clock_credit += max(0, int((now - max(since, started)).total_seconds()))
             clock.reschedule(session, game, reminders)
             session.add(game)
 

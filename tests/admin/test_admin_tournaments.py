@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from sqlmodel import Session, select
 
-from pbem import players
+from pbem import players, timekeeper
 from pbem import tournaments as T
 from pbem.db import transaction
-from pbem.models import AdminAction, Entry, Game, Outbox, Player, TournamentGame
+from pbem.models import AdminAction, Entry, Game, Outbox, Player, Tournament, TournamentGame
+from pbem.wallclock import now
 from tests.admin.conftest import NOW, fail, run, run_json
 
 PEOPLE = ["ann@example.org", "ben@example.org", "cat@example.org"]
@@ -74,8 +77,19 @@ def test_adjourn_stops_the_clocks_and_holds_the_pairing_until_resumed(db) -> Non
         board = session.exec(select(TournamentGame).where(TournamentGame.game_id.is_not(None))).first()
         assert session.get(Game, board.game_id).clock_due_at is None
     assert "adjourned" in fail("tournament", "pair", str(tid))
+    with transaction(db.engine) as session:  # a turn long overdue, and due on the clock: it stands still
+        game = session.get(Game, board.game_id)
+        game.turn_started_at = now() - timedelta(days=30)
+        game.clock_due_at = now()
+        session.get(Tournament, tid).adjourned_at = now() - timedelta(days=2)
+    assert timekeeper.tick(db.engine, db.settings).forfeits == 0
+    assert db.get(board.game_id).status == "active" and db.get(board.game_id).clock_due_at is None
+    with transaction(db.engine) as session:
+        session.get(Game, board.game_id).turn_started_at = now() - timedelta(days=3)
     assert "resumed" in run("tournament", "adjourn", str(tid), "--resume")
-    assert db.get(board.game_id).clock_due_at is not None
+    resumed = db.get(board.game_id)
+    assert resumed.clock_due_at is not None
+    assert abs(resumed.clock_credit - 2 * 86400) < 60  # the two days it stood still are given back
 
 
 def test_cancel_calls_off_the_games_in_progress(db) -> None:
