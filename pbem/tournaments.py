@@ -153,10 +153,6 @@ def start(session: Session, tournament: Tournament, reminders: Sequence[float], 
 # ---------------------------------------------------------------------------- results
 
 
-def withdrawn(session: Session, tournament: Tournament) -> set[int]:
-    return {e.player_id for e in entries(session, tournament) if e.withdrawn}
-
-
 def _score(session: Session, row: TournamentGame) -> bool:
     """Give a finished board its result from its game; False while the game is on."""
     if row.first_points is not None:
@@ -205,7 +201,7 @@ def _next_round(session: Session, tournament: Tournament, reminders: Sequence[fl
     field = entries(session, tournament)
     seeds = [e.player_id for e in field]
     gone = {e.player_id for e in field if e.withdrawn}
-    schedule = _schedule(tournament, seeds, field, rows, gone)
+    schedule = _schedule(tournament, seeds, rows, gone)
     if schedule is None:
         return letters + finish(session, tournament, now)
     tournament.round += 1
@@ -232,7 +228,7 @@ def _next_round(session: Session, tournament: Tournament, reminders: Sequence[fl
 
 
 def _schedule(
-    tournament: Tournament, seeds: list[int], field: list[Entry], rows: list[TournamentGame], gone: set[int]
+    tournament: Tournament, seeds: list[int], rows: list[TournamentGame], gone: set[int]
 ) -> list[Pairing] | None:
     """The next round's boards, or None when the tournament is over."""
     if tournament.format in ("roundrobin", "double"):
