@@ -29,6 +29,10 @@ def _ops() -> None:
     from pbem import admin_ops  # noqa: F401
 
 
+def _tournaments() -> None:
+    from pbem import admin_tournaments  # noqa: F401
+
+
 COMMANDS: dict[Callable[[], None], dict[str, str]] = {
     _changes: {
         "adjudicate": "End a game in progress with a result; both players get the result, the reason and the record.",
@@ -61,6 +65,9 @@ COMMANDS: dict[Callable[[], None], dict[str, str]] = {
         "prune": "Delete sent mails and inbound records older than the retention, keeping what game records need.",
         "status": "Is the service healthy? Exit 0 ok, 1 degraded (mail stuck, failed or quarantined, no daemon heard "
                   "from or its clock late), 2 down.",
+    },
+    _tournaments: {
+        "tournament": "Tournaments: create, list, show, start, pair, adjourn, withdraw a player, cancel.",
     },
 }
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from pbem import digests, faults, outbox, quarantine, timekeeper
+from pbem import digests, faults, outbox, quarantine, timekeeper, tournament_rounds
 from pbem.config import Settings
 from pbem.db import make_engine, migrate
 from pbem.mail import language
@@ -174,8 +174,13 @@ class Daemon:
             try:
                 done = await asyncio.to_thread(timekeeper.tick, self.engine, self.settings, self.service.templates)
                 mailed = await asyncio.to_thread(digests.send_due, self.engine, self.settings, self.service.templates)
-                if done.reminders or done.forfeits or mailed:
+                # after the clock: a loss on time may have been the last game of a round
+                paired = await asyncio.to_thread(
+                    tournament_rounds.advance_due, self.engine, self.settings, self.service.templates)
+                if done.reminders or done.forfeits or mailed or paired:
                     self.outbox_wake.set()
+                if paired:
+                    log.info("tournament round: %d tournaments moved on", paired)
                 if mailed:
                     log.info("digest round: %d digests", mailed)
                 if first or done.reminders or done.forfeits:  # progress the operator (and tests) can see

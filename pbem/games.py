@@ -176,27 +176,40 @@ def _locked(session: Session, game_id: int) -> Game | None:
 
 def start(session: Session, challenge: Challenge, acceptor: Player, first: Player, now: datetime) -> Game:
     """A new game from an accepted challenge; `first` takes the side that moves first."""
-    rules = rules_of(challenge)
     second_id = acceptor.id if first.id == challenge.challenger_id else challenge.challenger_id
+    game = begin(
+        session, challenge.kind, challenge.options, first.id, second_id, now,
+        days=challenge.days, weekends_off=challenge.weekends_off, takebacks=challenge.takebacks,
+    )
+    challenge.status = "accepted"
+    challenge.game_id = game.id
+    session.add(challenge)
+    return game
+
+
+def begin(
+    session: Session, kind: str, options: Mapping[str, Any], first_id: int, second_id: int, now: datetime,
+    *, days: int, weekends_off: bool, takebacks: bool = True,
+) -> Game:
+    """A new game between two players (`first_id` moves first): from a challenge, or paired by a
+    tournament. Its clock is due until the caller reschedules it (clock.reschedule knows the reminders)."""
+    rules = _rules(kind, json.dumps(dict(options), sort_keys=True))
     game = Game(
-        kind=challenge.kind,
-        options=challenge.options,
-        player0_id=first.id,
+        kind=kind,
+        options=dict(options),
+        player0_id=first_id,
         player1_id=second_id,
         state=rules.dump(rules.start()),
         created_at=now,
         updated_at=now,
-        days=challenge.days,
-        weekends_off=challenge.weekends_off,
-        takebacks=challenge.takebacks,
+        days=days,
+        weekends_off=weekends_off,
+        takebacks=takebacks,
         turn_started_at=now,  # the first mover's clock starts with the game
-        clock_due_at=now,  # due until the caller reschedules it (clock.reschedule knows the reminders)
+        clock_due_at=now,
     )
     session.add(game)
     session.flush()
-    challenge.status = "accepted"
-    challenge.game_id = game.id
-    session.add(challenge)
     return game
 
 

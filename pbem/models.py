@@ -291,3 +291,59 @@ class Heartbeat(SQLModel, table=True):
     name: str = Field(max_length=20)
     daemon: str = Field(max_length=300)  # host:pid
     at: datetime
+
+
+class Tournament(SQLModel, table=True):
+    """A tournament: its format, its games' type and time control, and where it stands.
+
+    `round` is the round being played (0 before the start); `adjourned_at` holds the next
+    pairing (and the clocks of the round) while set."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=80)
+    format: str = Field(max_length=20)  # roundrobin double swiss ladder
+    kind: str = Field(max_length=40)  # the engine registry name
+    options: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    days: int = 7
+    weekends_off: bool = False
+    rounds: int | None = None  # Swiss: how many rounds; round robin: from the field
+    status: str = Field(default="open", max_length=20, index=True)  # open running finished cancelled
+    round: int = 0
+    adjourned_at: datetime | None = None
+    created_at: datetime
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+
+
+class Entry(SQLModel, table=True):
+    """A player in a tournament: seed (1 best) from the rating at the start; a withdrawal keeps the row."""
+
+    __table_args__ = (UniqueConstraint("tournament_id", "player_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    tournament_id: int = Field(foreign_key="tournament.id", index=True)
+    player_id: int = Field(foreign_key="player.id", index=True)
+    seed: int | None = None
+    rating_start: float | None = None  # the rating when the tournament started (the final table's change)
+    withdrawn: bool = False
+    withdrawn_reason: str | None = Field(default=None, max_length=200)
+    joined_at: datetime
+
+
+class TournamentGame(SQLModel, table=True):
+    """One board of one round: a game, or a bye (`game_id` and `second_id` None), or a forfeit
+    (`forfeit`, no game). Unique per tournament, round and board: a round is paired once."""
+
+    __table_args__ = (UniqueConstraint("tournament_id", "round", "board"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    tournament_id: int = Field(foreign_key="tournament.id", index=True)
+    round: int
+    board: int
+    first_id: int = Field(foreign_key="player.id")  # moves first
+    second_id: int | None = Field(default=None, foreign_key="player.id")
+    game_id: int | None = Field(default=None, foreign_key="game.id", index=True)
+    forfeit: bool = False
+    first_points: float | None = None  # set when the board has its result
+    second_points: float | None = None
+    on_time: bool = False

@@ -25,7 +25,7 @@ from sqlalchemy import Engine, update
 from sqlmodel import Session, or_, select
 from sqlmodel.sql.expression import SelectOfScalar
 
-from pbem import clock, notify, post
+from pbem import clock, notify, post, tournaments
 from pbem import games as G
 from pbem.commands.reader import guarded_templates
 from pbem.config import Settings
@@ -141,7 +141,7 @@ def _retry_later(engine: Engine, game_id: int, at: datetime) -> None:
 def _check(session: Session, settings: Settings, templates: Templates, game: Game, at: datetime) -> str | None:
     """Remind or end the game as its clock says at `at`, and store its next event."""
     turn = clock.turn_clock(session, game, settings.reminders)
-    if turn is None:
+    if turn is None or tournaments.adjourned(session, game):  # no clock, or one stopped with its tournament
         game.clock_due_at = None
         session.add(game)
         return None

@@ -14,6 +14,7 @@ from pbem.commands import (  # noqa: F401  (registration)
     say,
     takeback,
     time,
+    tournaments,
 )
 from pbem.commands.base import COMMANDS, Command, Context, commands, find
 from pbem.errors import CommandError

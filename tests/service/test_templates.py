@@ -104,6 +104,10 @@ SCRIPT = [
     (ALICE, "next", True),  # the older of the two games: the reply to it is about that one
     (ALICE, "f2\n#{game} f2\n#{game} z9", True),
     (ALICE, "next", True),  # none waits for her now
+    # tournaments: none is open (the operator creates them); tests/service/test_tournaments.py
+    # sends the mails of a whole tournament
+    (ALICE, "tournaments", True),
+    (ALICE, "join 1", True),
     (ALICE, "\n".join(["help"] * 40), True),
     ("dora@example.org", "правила", False),  # a new player's first mail: the language it is written in
 ]
@@ -119,6 +123,10 @@ NOT_BY_MAIL |= {"language_chosen.txt"}
 # Always a section after the move's own (the SCRIPT's conditional block sends it in Alice's mail);
 # tests/service/test_conditional.py reads it.
 NOT_BY_MAIL |= {"conditional_dropped.txt"}
+# A tournament is created by the operator, its rounds paired by the daemon:
+# tests/service/test_tournaments.py sends and checks these in a whole tournament.
+NOT_BY_MAIL |= {"tournament_game.txt", "tournament_final.txt", "tournament_joined.txt", "tournament_left.txt",
+                "tournament.txt"}
 
 
 def numbered(server, line: str) -> str:

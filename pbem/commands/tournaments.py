@@ -1,0 +1,114 @@
+"""Tournaments by mail: the list open for sign-up, join, leave (before the start), one tournament's table."""
+
+from __future__ import annotations
+
+import engine
+from engine.phrases import phrase
+from pbem import tournaments as T
+from pbem.commands.args import game_id
+from pbem.commands.base import Call, Command, CommandError, Context, register
+from pbem.i18n import N_
+from pbem.models import Tournament
+from pbem.present import title
+from pbem.tournament_table import entries, view
+from pbem.wallclock import now
+
+
+def _tournament(ctx: Context, call: Call, example: str, *, lock: bool = False) -> Tournament:
+    """The tournament the line names by number, else a reply that shows the form."""
+    number = game_id(call.args[0]) if len(call.args) == 1 else None
+    if number is None:
+        raise CommandError(
+            phrase("Please name the tournament by its number."),
+            phrase("Write e.g. {example}; {command} lists those open for sign-up.", example=example,
+                   command="tournaments"),
+            code="tournament.number",
+        )
+    return T.get(ctx.session, number, lock=lock)
+
+
+def _summary(ctx: Context, tournament: Tournament) -> dict:
+    return {
+        "id": tournament.id, "name": tournament.name, "format": tournament.format,
+        "title": title(engine.lookup(tournament.kind)), "days": tournament.days, "rounds": tournament.rounds,
+        "players": len(entries(ctx.session, tournament)),
+    }
+
+
+@register
+class Tournaments(Command):
+    """The tournaments open for sign-up: their game, format, time control and players so far.
+
+    Write: tournaments
+    """
+
+    name = "tournaments"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("tournaments")
+    summary = N_("the tournaments open for sign-up")
+    max_args = 0
+
+    def run(self, ctx: Context, call: Call) -> None:
+        found = [_summary(ctx, t) for t in T.open_for_signup(ctx.session)]
+        ctx.reply("tournaments.txt", tournaments=found)
+
+
+@register
+class Join(Command):
+    """Sign up for a tournament that is open; its games begin when the operator starts it.
+
+    Write: join 3
+    """
+
+    name = "join"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("join TOURNAMENT")
+    summary = N_("sign up for a tournament")
+    requires_proof = True
+    needs_current_records = True
+    max_args = 1
+
+    def run(self, ctx: Context, call: Call) -> None:
+        tournament = _tournament(ctx, call, "join 3", lock=True)
+        T.join(ctx.session, tournament, ctx.player, now())
+        ctx.reply("tournament_joined.txt", tournament=_summary(ctx, tournament))
+
+
+@register
+class Leave(Command):
+    """Take your name off a tournament you joined, before it starts.
+
+    Write: leave 3
+    """
+
+    name = "leave"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("leave TOURNAMENT")
+    summary = N_("take your name off a tournament before it starts")
+    requires_proof = True
+    needs_current_records = True
+    max_args = 1
+
+    def run(self, ctx: Context, call: Call) -> None:
+        tournament = _tournament(ctx, call, "leave 3", lock=True)
+        T.leave(ctx.session, tournament, ctx.player)
+        ctx.reply("tournament_left.txt", tournament=_summary(ctx, tournament))
+
+
+@register
+class TournamentCommand(Command):
+    """A tournament's standings, its crosstable and the games of the current round.
+
+    Write: tournament 3
+    """
+
+    name = "tournament"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("tournament TOURNAMENT")
+    summary = N_("the standings and games of a tournament")
+    max_args = 1
+
+    def run(self, ctx: Context, call: Call) -> None:
+        tournament = _tournament(ctx, call, "tournament 3")
+        ctx.reply("tournament.txt", tournament=view(ctx.session, tournament, ctx.player),
+                  summary=_summary(ctx, tournament))
