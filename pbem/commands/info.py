@@ -149,7 +149,7 @@ class Open(Command):
             .limit(50)
         )
         views = [challenge_view(ctx.session, c) for c in ctx.session.exec(query)]
-        ctx.reply("open.txt", challenges=views)
+        ctx.reply("open.txt", challenges=views, bots=ctx.settings.bots)
 
 
 @register
