@@ -22,7 +22,7 @@ from sqlalchemy import Engine, update
 from sqlmodel import Session, select
 
 import bots
-from pbem import clock, conditionals, notify, post
+from pbem import clock, conditionals, faults, notify, post
 from pbem import games as G
 from pbem.commands.reader import guarded_templates
 from pbem.config import Settings
@@ -80,9 +80,14 @@ def think(engine: Engine, settings: Settings, game_id: int) -> Thought | None:
         version, ply, level = game.version, game.ply, bot.bot_level
     log.info("bot %s thinking: game #%d, move %d", bot.name, game_id, ply + 1)
     until = time.monotonic() + settings.bot_seconds
+
+    def late() -> bool:
+        faults.crash_point("bot-thinking")  # a test hook: a kill in the middle of a search
+        return time.monotonic() >= until
+
     budget = bots.budget_for(rules, level)
-    budget = bots.Budget(budget.nodes, lambda: time.monotonic() >= until, budget.max_depth)
-    move, stats = bots.choose(rules, pos, level, seed(game_id, ply), budget)
+    move, stats = bots.choose(rules, pos, level, seed(game_id, ply), bots.Budget(budget.nodes, late, budget.max_depth))
+    faults.crash_point("bot-searched")
     return Thought(game_id, version, ply, rules.format(pos, move), stats.nodes, stats.depth)
 
 

@@ -10,7 +10,6 @@ from freezegun import freeze_time
 from sqlmodel import Session, select
 
 from pbem import botrunner, timekeeper
-from pbem import games as G
 from pbem.models import Game, Move, Outbox, Player
 from tests.service.mailer import reply_to
 from tests.service.players import ALICE, BOB, flat
