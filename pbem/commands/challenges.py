@@ -104,6 +104,7 @@ class ChallengeCommand(Command):
     Write: challenge ataxx bob@example.org
        or: challenge capturego bob@example.org size=13 target=5 colour=black
        or: challenge ataxx variant=infection blocks=cross   (open to anyone)
+       or: challenge ataxx bot level=2   (a bot, level 1 to 3, accepts at once)
     Options: variant= ({variants}), colour= (your
     side, or first, second, random), days= (per move, 1 to 30, default 7), weekends=off (the
     clock stops on Saturdays and Sundays), takebacks=off (no take-back may be asked in the

@@ -104,6 +104,13 @@ SCRIPT = [
     (ALICE, "next", True),  # the older of the two games: the reply to it is about that one
     (ALICE, "f2\n#{game} f2\n#{game} z9", True),
     (ALICE, "next", True),  # none waits for her now
+    # bots: a challenge to a bot starts the game at once (game_started.txt says it is a bot);
+    # `open` says a bot plays at any time; `ratings` marks the bot
+    (ALICE, "challenge capturego bot size=5 target=1 level=1 colour=first", True),
+    (BOB, "open", True),
+    (ALICE, "resign {game}", True),
+    (ALICE, "ratings capturego", True),
+    (ALICE, "help challenge", True),
     (ALICE, "\n".join(["help"] * 40), True),
     ("dora@example.org", "правила", False),  # a new player's first mail: the language it is written in
 ]
