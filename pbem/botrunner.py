@@ -22,7 +22,7 @@ from sqlalchemy import Engine, update
 from sqlmodel import Session, select
 
 import bots
-from pbem import clock, conditionals, faults, notify, post
+from pbem import bots_players, clock, conditionals, faults, notify, post
 from pbem import games as G
 from pbem.commands.reader import guarded_templates
 from pbem.config import Settings
@@ -54,8 +54,9 @@ def seed(game_id: int, ply: int) -> int:
     return game_id * 1_000_003 + ply
 
 
-def due(engine: Engine, at: datetime | None = None) -> list[int]:
-    """The games where a bot is on move, longest waiting first (through ix_game_status_bot_due_at)."""
+def due(engine: Engine, settings: Settings, at: datetime | None = None) -> list[int]:
+    """The games where a bot is on move, longest waiting first (through ix_game_status_bot_due_at);
+    none while the bots are switched off (`bots_players.enabled`)."""
     query = (
         select(Game.id)
         .where(Game.status == "active", Game.bot_due_at <= (at or now()))
@@ -63,6 +64,8 @@ def due(engine: Engine, at: datetime | None = None) -> list[int]:
         .limit(BATCH)
     )
     with Session(engine) as session:
+        if not bots_players.enabled(session, settings):
+            return []  # switched off: the games wait
         return list(session.exec(query))
 
 
@@ -125,9 +128,7 @@ def play_one(engine: Engine, settings: Settings, templates: Templates, game_id: 
 
 def round_(engine: Engine, settings: Settings, templates: Templates | None = None) -> int:
     """Play every game due (in this thread, one after the other): how many moves were stored."""
-    if not settings.bots:
-        return 0  # switched off: the games wait
-    ids = due(engine)
+    ids = due(engine, settings)
     if ids and templates is None:
         templates = guarded_templates(settings)
     return sum(play_one(engine, settings, templates, game_id) for game_id in ids)

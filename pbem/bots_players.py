@@ -9,15 +9,20 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from sqlmodel import Session
+
 import bots
 import engine
 from pbem import players
-from pbem.models import Game, Player
+from pbem.config import Settings
+from pbem.models import Game, Player, Switch
 
 #: the domain of every bot's address: reserved, never delivered (RFC 2606)
 DOMAIN = "bots.invalid"
 #: the level of `challenge GAME bot` without `level=`
 DEFAULT_LEVEL = 2
+#: the `Switch` row of `pbem admin bots off|on`
+SWITCH = "bots"
 
 
 def family(kind: str) -> str:
@@ -47,7 +52,23 @@ def is_bot_address(text: str) -> bool:
     return text.strip().lower().rsplit("@", 1)[-1] == DOMAIN
 
 
-def bot_player(session, kind: str, level: int, now: datetime) -> Player:  # noqa: ANN001
+def enabled(session: Session, settings: Settings) -> bool:
+    """Whether bots play now: the `bots` setting, unless the operator switched them off
+    (`pbem admin bots off`, a `Switch` row read at each use, so no restart is needed)."""
+    if not settings.bots:
+        return False
+    switch = session.get(Switch, SWITCH)
+    return switch is None or switch.on
+
+
+def switch(session: Session, on: bool, now: datetime) -> None:
+    """Switch the bots on or off for every daemon (the caller audits it)."""
+    row = session.get(Switch, SWITCH) or Switch(name=SWITCH, changed_at=now)
+    row.on, row.changed_at = on, now
+    session.add(row)
+
+
+def bot_player(session: Session, kind: str, level: int, now: datetime) -> Player:
     """The bot of `kind`'s family at `level`, registered the first time it is asked for."""
     player = players.get_or_register(session, address(kind, level), now)
     if player.bot_level != level or player.name != bots.name(family(kind), level):

@@ -199,13 +199,12 @@ class Daemon:
             self.bot_wake.clear()
             played = 0
             try:
-                if self.settings.bots:
-                    for game_id in await asyncio.to_thread(botrunner.due, self.engine):
-                        if self.stop.is_set():
-                            break
-                        played += await asyncio.to_thread(
-                            botrunner.play_one, self.engine, self.settings, self.service.templates, game_id
-                        )
+                for game_id in await asyncio.to_thread(botrunner.due, self.engine, self.settings):
+                    if self.stop.is_set():
+                        break
+                    played += await asyncio.to_thread(
+                        botrunner.play_one, self.engine, self.settings, self.service.templates, game_id
+                    )
             except Exception:
                 log.exception("bot round failed")
             if played:

@@ -294,3 +294,12 @@ class Heartbeat(SQLModel, table=True):
     name: str = Field(max_length=20)
     daemon: str = Field(max_length=300)  # host:pid
     at: datetime
+
+
+class Switch(SQLModel, table=True):
+    """A service switch the operator flips while the daemon runs (`pbem admin bots off|on`): no
+    row means the setting in force decides."""
+
+    name: str = Field(primary_key=True, max_length=40)
+    on: bool = True
+    changed_at: datetime

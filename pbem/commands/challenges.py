@@ -203,7 +203,7 @@ def _level(value: str | None) -> int:
 def _challenge_bot(ctx: Context, plain: list[str], options: dict[str, str]) -> None:
     """`challenge GAME bot [level=N]`: the bot accepts at once, and the game starts with the
     challenge's options, colour and time control. A bot never challenges: bots never meet."""
-    if not ctx.settings.bots:
+    if not bots_players.enabled(ctx.session, ctx.settings):
         raise CommandError(
             phrase("The bots are switched off on this server for now, so I cannot start a game against one."),
             phrase("Challenge a person, or write {open} to see open challenges.", open="open"),
