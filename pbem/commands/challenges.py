@@ -150,6 +150,12 @@ class ChallengeCommand(Command):
                 raise CommandError(phrase("You cannot challenge yourself."), phrase("Name another player's address."))
             if target == ctx.settings.address.lower():
                 raise CommandError(phrase("I do not play myself; challenge a person."), "")
+            if bots_players.is_bot_address(target):
+                raise CommandError(
+                    phrase("{address} is a bot: it takes no challenge by its address.", address=target[:80]),
+                    phrase("Write e.g. {example}.", example=f"challenge {plain[0][:20]} bot level=2"),
+                    code="challenge.bot_address",
+                )
             if ctx.trial:
                 return  # checked; numbers that players see are not spent on a trial
             opponent = players.get_or_register(ctx.session, target, now())

@@ -68,6 +68,7 @@ def test_no_mail_is_ever_queued_to_a_bot(server) -> None:
     _bot_game(server, "colour=second level=1")
     assert _runner(server) == 1  # the bot moved first
     server.send(reply_to(ALICE, server.last(ALICE), "resign"))
+    assert "For a return match, write e.g. challenge capturego bot level=1" in flat(server.last(ALICE))
     with Session(server.engine) as session:
         recipients = set(session.exec(select(Outbox.recipient)))
     assert recipients == {ALICE}
@@ -136,3 +137,11 @@ def test_switched_off_runner_waits_and_plays_when_on_again(server) -> None:
     assert botrunner.round_(server.engine, replace(settings, bots=False)) == 0
     assert _moves(server) == []
     assert botrunner.round_(server.engine, settings) == 1
+
+
+def test_a_bot_takes_no_challenge_by_its_address(server) -> None:
+    _bot_game(server, "level=1 colour=first")
+    server.say(BOB, "challenge ataxx bot-capturego-1@bots.invalid")
+    said = " ".join(flat(mail) for mail in server.mails(BOB))
+    assert "bot-capturego-1@bots.invalid is a bot: it takes no challenge by its address." in said
+    assert 'Write e.g. "challenge ataxx bot level=2"' in said or "Write e.g. challenge ataxx bot level=2" in said
