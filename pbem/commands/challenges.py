@@ -1,4 +1,4 @@
-"""Starting games: challenge, accept, decline, withdraw."""
+"""Starting games: challenge (a person, anyone, or a bot), accept, decline, withdraw."""
 
 from __future__ import annotations
 
