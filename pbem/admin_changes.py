@@ -1,4 +1,4 @@
-"""`pbem admin extend|adjudicate|undo|cancel|resend|ban|unban`: the operator's changes.
+"""`pbem admin extend|adjudicate|undo|cancel|resend|ban|unban|bots`: the operator's changes.
 
 Each change goes through `change_game` (the game row locked and re-checked) or locks the
 player row it changes, writes its audit entry in the same transaction, and prints its
@@ -10,7 +10,7 @@ from __future__ import annotations
 import click
 from sqlmodel import Session
 
-from pbem import audit, clock, conditionals, notify, players, post, timekeeper
+from pbem import audit, bots_players, clock, conditionals, notify, players, post, timekeeper
 from pbem import games as G
 from pbem.admin import admin, by_option, change_game, database, echo, fail, settings, templates
 from pbem.db import transaction
@@ -166,3 +166,21 @@ def admin_ban(ctx: click.Context, address: str, reason: str, by: str) -> None:
 def admin_unban(ctx: click.Context, address: str, reason: str, by: str) -> None:
     """Lift a ban."""
     _set_banned(ctx, address, False, reason, by)
+
+
+@admin.command("bots")
+@click.argument("state", type=click.Choice(["on", "off"]))
+@click.option("--reason", default="", help="Why (kept in the log).")
+@by_option
+@click.pass_context
+def admin_bots(ctx: click.Context, state: str, reason: str, by: str) -> None:
+    """Switch the bots off (challenges to a bot are refused, games with one wait) or on again."""
+    with transaction(database(ctx)) as session:
+        bots_players.switch(session, state == "on", now())
+        audit.record(session, by, f"bots {state}", now(), reason=reason)
+        playing = bots_players.enabled(session, settings(ctx))
+    if state == "on" and not playing:
+        echo("bots switched on here, but the setting bots = false keeps them off")
+    else:
+        echo("bots are on: they accept challenges and play" if playing
+             else "bots are off: challenges to a bot are refused, games with one wait")

@@ -37,6 +37,7 @@ COMMANDS: dict[Callable[[], None], dict[str, str]] = {
     _changes: {
         "adjudicate": "End a game in progress with a result; both players get the result, the reason and the record.",
         "ban": "Ban an address: its mails get no reply and its commands are not run.",
+        "bots": "Switch the bots off (challenges to a bot are refused, games with one wait) or on again.",
         "cancel": "Call off a game in progress: no result, no rating change; both players are told.",
         "extend": "Give the player on move more time; both players get the new deadline by mail.",
         "resend": "Send the current board of a game to both players again (e.g.",

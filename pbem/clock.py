@@ -30,6 +30,7 @@ from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session, or_, select
 
 from engine.phrases import Phrase, nphrase, phrase
+from pbem.bots_players import is_bot, mark_turn
 from pbem.errors import ClockError
 from pbem.models import Game, Player, Reminder, Vacation
 from pbem.wallclock import now
@@ -303,6 +304,8 @@ def game_deadline(session: Session, game: Game) -> datetime | None:
     if game.status != "active" or game.turn_started_at is None:
         return None
     mover = session.get(Player, game.player_id(game.turn))
+    if is_bot(mover):
+        return None  # a bot answers within seconds: it has no deadline to miss
     return _deadline(game, mover, _holidays(session, mover.id, game.turn_started_at))
 
 
@@ -355,6 +358,8 @@ def turn_clock(session: Session, game: Game, reminders: Sequence[float], fresh: 
         return None
     with session.no_autoflush:
         mover = session.get(Player, game.player_id(game.turn))
+        if is_bot(mover):
+            return None  # never reminded, never forfeited on time: the bot runner moves for it
         until = _deadline(game, mover, _holidays(session, mover.id, game.turn_started_at))
         unsent = {h: until - timedelta(hours=h) for h in reminders}
         if unsent and not fresh:
@@ -373,8 +378,11 @@ def next_event(session: Session, game: Game, reminders: Sequence[float], fresh: 
 
 
 def reschedule(session: Session, game: Game, reminders: Sequence[float], fresh: bool = False) -> datetime | None:
-    """Store the game's next clock event (`next_event`), for the round to find; returns it."""
+    """Store the game's next clock event (`next_event`), for the round to find, and whether a bot
+    is on move (`Game.bot_due_at`, for the bot runner); returns the clock's event."""
     game.clock_due_at = next_event(session, game, reminders, fresh)
+    with session.no_autoflush:
+        mark_turn(game, session.get(Player, game.player_id(game.turn)), now())
     session.add(game)
     return game.clock_due_at
 
@@ -412,6 +420,8 @@ def view(session: Session, game: Game, viewer: Player | None) -> dict[str, Any] 
         return None
     at = now()
     mover = session.get(Player, game.player_id(game.turn))
+    if is_bot(mover):
+        return None  # a bot's turn has no deadline
     holidays = _holidays(session, mover.id, game.turn_started_at)  # one query serves both
     until = _deadline(game, mover, holidays)
     tz = zone((viewer or mover).timezone)

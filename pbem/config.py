@@ -84,6 +84,9 @@ class Settings:
     # conditional moves (`if X then Y ...`): the most lines a player keeps in one game, the most pairs in one
     max_conditional_lines: int = _allowed("a whole number from 1 to 100", 10, ge=1, le=100)
     max_conditional_chain: int = _allowed("a whole number from 1 to 50", 5, ge=1, le=50)
+    # bots as players (pbem.bots_players, pbem.botrunner): whether they play, and how long one may think
+    bots: bool = _allowed("true or false", True)
+    bot_seconds: Seconds = _allowed("seconds above 0, at most 600", 5.0, gt=0, le=600)
     vacation_days_per_year: int = _allowed("whole days from 0 to 366", 30, ge=0, le=366)
     retention_days: int = _allowed("whole days, 1 or more", 90, ge=1)  # sent mail and inbound records
     metrics_port: Port | None = _allowed("a TCP port from 1 to 65535 (leave it out: no /metrics)", None)

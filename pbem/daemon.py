@@ -2,7 +2,9 @@
 
 - the inbound runner reads the mailbox, hands each message to the service (one
   transaction each), and only then marks it done in the mailbox;
-- the outbox runner delivers what the transactions queued, with retries.
+- the outbox runner delivers what the transactions queued, with retries;
+- the clock runner sends reminders and ends games on time;
+- the bot runner plays the moves of the bots, each search in a worker thread of its own.
 In the sandbox, an SMTP listener on 127.0.0.1 takes the place of the mail servers.
 """
 
@@ -19,7 +21,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from pbem import digests, faults, outbox, quarantine, timekeeper, tournament_rounds
+from pbem import botrunner, digests, faults, outbox, quarantine, timekeeper, tournament_rounds
 from pbem.config import Settings
 from pbem.db import make_engine, migrate
 from pbem.mail import language
@@ -40,6 +42,7 @@ def sandbox_root(settings: Settings) -> Path:
     return settings.home / "sandbox"
 
 
+BOT_INTERVAL = 2.0  # seconds between two looks for games where a bot is on move (a mail wakes it at once)
 WARM_AFTER = 60.0  # seconds of running before the language model is loaded beside the loops
 
 
@@ -66,6 +69,7 @@ class Daemon:
         faults.install()  # a test hook; does nothing unless PBEM_CRASH_AT is set
         self.stop = asyncio.Event()
         self.outbox_wake = asyncio.Event()
+        self.bot_wake = asyncio.Event()  # set after every message: a move may have put a bot on move
         self._warmed = False
         self._started = time.monotonic()
 
@@ -85,7 +89,7 @@ class Daemon:
 
     def runners(self) -> list:
         """The loops the daemon runs side by side; each does one step."""
-        return [self._inbound, self._outbox, self._clock]
+        return [self._inbound, self._outbox, self._clock, self._bots]
 
     async def _close_on_stop(self) -> None:
         await self.stop.wait()
@@ -159,6 +163,7 @@ class Daemon:
             log.info("message %s: %s", result.message_id, result.status)
         self.monitor.handled(result.status if result else "quarantined", time.perf_counter() - started)
         self._loop.call_soon_threadsafe(self.outbox_wake.set)
+        self._loop.call_soon_threadsafe(self.bot_wake.set)
         return True
 
     def _done(self, keys: list[str]) -> None:
@@ -191,6 +196,26 @@ class Daemon:
             except Exception:
                 log.exception("clock round failed")
             await self._sleep(self.settings.clock_interval)
+
+    async def _bots(self) -> None:
+        """The bots' moves: the games where a bot is on move, each searched in a worker thread
+        (no transaction is open while it thinks) and played in a transaction of its own."""
+        while not self.stop.is_set():
+            self.bot_wake.clear()
+            played = 0
+            try:
+                for game_id in await asyncio.to_thread(botrunner.due, self.engine, self.settings):
+                    if self.stop.is_set():
+                        break
+                    played += await asyncio.to_thread(
+                        botrunner.play_one, self.engine, self.settings, self.service.templates, game_id
+                    )
+            except Exception:
+                log.exception("bot round failed")
+            if played:
+                self.outbox_wake.set()
+                continue  # a bot's move may have put another bot on move, or more games wait
+            await self._sleep(BOT_INTERVAL, self.bot_wake)
 
     async def _outbox(self) -> None:
         sender = outbox.Sender(self.engine, self.settings)  # its SMTP sessions last from round to round

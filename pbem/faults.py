@@ -5,7 +5,9 @@ with SIGKILL the N-th time it reaches POINT. The points:
 
 - `before-commit`: an inbound message's transaction is about to commit;
 - `after-commit`: it committed, but the mailbox has not been told;
-- `after-smtp`: the SMTP server accepted an outbox mail (250), not yet marked sent.
+- `after-smtp`: the SMTP server accepted an outbox mail (250), not yet marked sent;
+- `bot-thinking`: a bot's search looks at its deadline (every few thousand nodes);
+- `bot-searched`: a bot's search ended, its move not yet committed.
 
 Unset (always, outside the tests) the hook does nothing.
 """
@@ -17,7 +19,7 @@ import os
 import signal
 
 ENV = "PBEM_CRASH_AT"
-POINTS = ("before-commit", "after-commit", "after-smtp")
+POINTS = ("before-commit", "after-commit", "after-smtp", "bot-thinking", "bot-searched")
 
 _counts: dict[str, int] = {}
 

@@ -166,6 +166,11 @@ def _game_first(games: list[Game], player: Player, acting: str) -> str:
     return f"#{game.id} {acting if acting != 'move' else 'pass'}"
 
 
+def lock(session: Session, game_id: int) -> Game | None:
+    """A game locked for the rest of this transaction and read afresh (the bot runner's commit)."""
+    return _locked(session, game_id)
+
+
 def _locked(session: Session, game_id: int) -> Game | None:
     """A game locked for this transaction, then read. SQLite's BEGIN IMMEDIATE has locked the
     whole file since the transaction's first statement, so a game it read already is current."""
@@ -299,6 +304,7 @@ def finish(
     game.reason = reason[:200]
     game.termination = str(termination) if termination is not None else None
     game.details = dict(details or {})
+    game.bot_due_at = None  # no bot is on move in a game that is over
     game.draw_offer = None
     game.takeback_offer = None
     game.clock_due_at = None  # no clock any more

@@ -33,6 +33,7 @@ class Player(SQLModel, table=True):
     digest_due_at: datetime | None = Field(default=None, index=True)  # the next digest (UTC); None: no digest
     digest_sent_at: datetime | None = None  # when the last digest went out (what is new since)
     watch_mail: bool = True  # `notify off`: no mail per move of the games they watch
+    bot_level: int | None = None  # a bot of pbem.bots_players (1-3); None: a person
 
 
 class Challenge(SQLModel, table=True):
@@ -58,6 +59,7 @@ class Game(SQLModel, table=True):
     __table_args__ = (
         Index("ix_game_status_kind_winner", "status", "kind", "winner"),  # admin stats
         Index("ix_game_status_clock_due_at", "status", "clock_due_at"),  # the clock round's due games
+        Index("ix_game_status_bot_due_at", "status", "bot_due_at"),  # the bot runner's games
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -87,6 +89,7 @@ class Game(SQLModel, table=True):
     takebacks: bool = True  # the challenge's `takebacks=`: whether `takeback` may be asked
     takeback_offer: int | None = None  # the side that asks to take back its last move (lapses with a move)
     lines_waiting: bool = False  # conditional lines are stored for the game (pbem.conditionals)
+    bot_due_at: datetime | None = None  # a bot is on move since (pbem.botrunner); None: a person or over
 
     def player_id(self, side: int) -> int:
         return self.player1_id if side else self.player0_id
@@ -347,3 +350,12 @@ class TournamentGame(SQLModel, table=True):
     first_points: float | None = None  # set when the board has its result
     second_points: float | None = None
     on_time: bool = False
+
+
+class Switch(SQLModel, table=True):
+    """A service switch the operator flips while the daemon runs (`pbem admin bots off|on`): no
+    row means the setting in force decides."""
+
+    name: str = Field(primary_key=True, max_length=40)
+    on: bool = True
+    changed_at: datetime

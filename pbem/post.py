@@ -16,6 +16,7 @@ from sqlalchemy import bindparam, func, insert
 from sqlmodel import Session, select
 
 from pbem import htmlmail, notify, present, records, trust
+from pbem.bots_players import is_bot
 from pbem.config import Settings
 from pbem.mail import outbound
 from pbem.models import Game, Outbox, Player
@@ -40,8 +41,12 @@ def post(
     """Queue the letters: the reply sections as one mail (threaded under the mail being
     answered, listing its `ignored` lines), every other letter grouped into one mail per
     recipient and game, so that two facts about one game reach a player in one mail. A letter
-that a player in digest mode reads in their digest instead (`notify.digested`) is dropped."""
-    letters = [letter for letter in letters if letter.reply or not digested(letter.player, letter.template)]
+that a player in digest mode reads in their digest instead (`notify.digested`) is dropped, and so
+is every letter to a bot."""
+    letters = [
+        letter for letter in letters
+        if not is_bot(letter.player) and (letter.reply or not digested(letter.player, letter.template))
+    ]  # a bot reads no mail: its address can receive none
     rows = []
     replies = [letter for letter in letters if letter.reply]
     _read_threads(session, [(replies[0].player, reply_game)] if replies else [],

@@ -77,6 +77,7 @@ def game_view(session: Session, game: Game, viewer: Player | None = None) -> dic
         view["you"] = viewer.name
         view["opponent"] = (p0, p1)[1 - viewer_side].name
         view["opponent_address"] = (p0, p1)[1 - viewer_side].address
+        view["opponent_bot"] = (p0, p1)[1 - viewer_side].bot_level  # the bot's level; None: a person
     return view
 
 

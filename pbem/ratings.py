@@ -92,6 +92,9 @@ def rate_game(session: Session, game: Game, now: datetime) -> None:
     """Update both players' ratings in the game's type from its result (finished games only)."""
     if game.status != "finished" or game.result is None:
         return
+    pair = [session.get(Player, game.player0_id), session.get(Player, game.player1_id)]
+    if all(p is not None and p.bot_level is not None for p in pair):
+        return  # bots are rated against people only
     rows = [_row(session, game.player0_id, game.kind, now), _row(session, game.player1_id, game.kind, now)]
     before = [Glicko(r.rating, r.deviation, r.volatility) for r in rows]
     scores = (0.5, 0.5) if game.winner is None else ((1.0, 0.0) if game.winner == 0 else (0.0, 1.0))
@@ -117,6 +120,7 @@ def table(session: Session, kind: str) -> list[dict[str, object]]:
             "rating": round(rating.rating),
             "deviation": round(rating.deviation),
             "games": rating.games,
+            "bot": player.bot_level is not None,  # marked "(bot)" in the list
         }
         for rank, (rating, player) in enumerate(ordered, start=1)
     ]

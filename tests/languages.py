@@ -29,6 +29,7 @@ TYPED = {
     "alice", "bob", "carol", "liddell", "example", "org", "games", "test", "client", "pass", "random",
     "first", "second", "size", "target", "colour", "days", "weekends", "blocks", "variant", "layout",
     "black", "white", "all", "off", "each", "digest", "full", "yes", "true", "false", "min", "max",
+    "bot", "level",  # `challenge ataxx bot level=2`, and the bots' names (`bot-ataxx-2`)
 }
 
 

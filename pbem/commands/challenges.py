@@ -1,4 +1,4 @@
-"""Starting games: challenge, accept, decline, withdraw."""
+"""Starting games: challenge (a person, anyone, or a bot), accept, decline, withdraw."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from sqlmodel import select
 
 import engine
 from engine.phrases import Phrase, phrase
-from pbem import clock, notify, players
+from pbem import bots_players, clock, notify, players
 from pbem import games as G
 from pbem.commands.args import require_id
 from pbem.commands.base import Call, Command, Context, register
@@ -104,6 +104,7 @@ class ChallengeCommand(Command):
     Write: challenge ataxx bob@example.org
        or: challenge capturego bob@example.org size=13 target=5 colour=black
        or: challenge ataxx variant=infection blocks=cross   (open to anyone)
+       or: challenge ataxx bot level=2   (a bot, level 1 to 3, accepts at once)
     Options: variant= ({variants}), colour= (your
     side, or first, second, random), days= (per move, 1 to 30, default 7), weekends=off (the
     clock stops on Saturdays and Sundays), takebacks=off (no take-back may be asked in the
@@ -129,6 +130,9 @@ class ChallengeCommand(Command):
             raise CommandError(
                 phrase("Please name the game."), phrase("Write e.g. {example}.", example="challenge ataxx bob@example.org")
             )
+        if len(plain) == 2 and plain[1].lower() == "bot":
+            _challenge_bot(ctx, plain, options)
+            return
         addresses = [w.strip("<>,;").lower() for w in plain[1:]]
         if len(addresses) > 1 or (addresses and not players.is_address(addresses[0])):
             raise CommandError(
@@ -138,14 +142,7 @@ class ChallengeCommand(Command):
                     example="challenge ataxx bob@example.org",
                 ),
             )
-        days, weekends_off = time_control(ctx, options)
-        takebacks = _takebacks(options.pop("takebacks", options.pop("takeback", None)))
-        try:
-            cls = _choose_kind(plain[0], options.pop("variant", None))
-            colour = _colour(cls, options.pop("colour", "random"))
-            rules = cls(options)
-        except engine.EngineError as exc:
-            raise CommandError(exc.message, exc.hint or _hint(exc, plain), code=exc.code, params=exc.params) from None
+        days, weekends_off, takebacks, cls, colour, rules = _terms(ctx, plain, options)
         opponent: Player | None = None
         if addresses:
             target = addresses[0]
@@ -153,6 +150,12 @@ class ChallengeCommand(Command):
                 raise CommandError(phrase("You cannot challenge yourself."), phrase("Name another player's address."))
             if target == ctx.settings.address.lower():
                 raise CommandError(phrase("I do not play myself; challenge a person."), "")
+            if bots_players.is_bot_address(target):
+                raise CommandError(
+                    phrase("{address} is a bot: it takes no challenge by its address.", address=target[:80]),
+                    phrase("Write e.g. {example}.", example=f"challenge {plain[0][:20]} bot level=2"),
+                    code="challenge.bot_address",
+                )
             if ctx.trial:
                 return  # checked; numbers that players see are not spent on a trial
             opponent = players.get_or_register(ctx.session, target, now())
@@ -175,6 +178,76 @@ class ChallengeCommand(Command):
         ctx.reply("challenged.txt", challenge=view)
         if opponent is not None:
             ctx.send("challenge_received.txt", opponent, challenge=view)
+
+
+def _terms(ctx: Context, plain: list[str], options: dict[str, str]) -> tuple:
+    """The challenge's time control, take-backs, game, colour and rules, from its words."""
+    days, weekends_off = time_control(ctx, options)
+    takebacks = _takebacks(options.pop("takebacks", options.pop("takeback", None)))
+    try:
+        cls = _choose_kind(plain[0], options.pop("variant", None))
+        colour = _colour(cls, options.pop("colour", "random"))
+        rules = cls(options)
+    except engine.EngineError as exc:
+        raise CommandError(exc.message, exc.hint or _hint(exc, plain), code=exc.code, params=exc.params) from None
+    return days, weekends_off, takebacks, cls, colour, rules
+
+
+def _level(value: str | None) -> int:
+    """The `level=` of a challenge to a bot: 1 (a beginner can win) to 3 (the strongest)."""
+    if value is None:
+        return bots_players.DEFAULT_LEVEL
+    if value.strip() not in ("1", "2", "3"):
+        raise CommandError(
+            phrase("{option} is not a level a bot plays.", option=f"level={value[:10]}"),
+            phrase("Write {option} 1, 2 or 3 (3 plays the strongest).", option="level="),
+            code="challenge.bot_level", params={"value": value[:10]},
+        )
+    return int(value)
+
+
+def _challenge_bot(ctx: Context, plain: list[str], options: dict[str, str]) -> None:
+    """`challenge GAME bot [level=N]`: the bot accepts at once, and the game starts with the
+    challenge's options, colour and time control. A bot never challenges: bots never meet."""
+    if not bots_players.enabled(ctx.session, ctx.settings):
+        raise CommandError(
+            phrase("The bots are switched off on this server for now, so I cannot start a game against one."),
+            phrase("Challenge a person, or write {open} to see open challenges.", open="open"),
+            code="challenge.bots_off",
+        )
+    level = _level(options.pop("level", None))
+    days, weekends_off, takebacks, cls, colour, rules = _terms(ctx, plain, options)
+    if not bots_players.plays(rules):
+        raise CommandError(
+            phrase("No bot plays {title} yet.", title=title(cls)),
+            phrase("Challenge a person, or write {open} to see open challenges.", open="open"),
+            code="challenge.no_bot",
+        )
+    if ctx.trial:
+        return  # checked; numbers that players see are not spent on a trial
+    at = now()
+    bot = bots_players.bot_player(ctx.session, cls.name, level, at)
+    challenge = Challenge(
+        kind=cls.name, options=rules.options, colour=colour, challenger_id=ctx.player.id, opponent_id=bot.id,
+        created_at=at, days=days, weekends_off=weekends_off, takebacks=takebacks,
+    )
+    ctx.session.add(challenge)
+    ctx.session.flush()
+    first = ctx.player if _challenger_first(cls, colour) else bot
+    game = G.start(ctx.session, challenge, bot, first, at)
+    ctx.game_hint = game.id
+    letters = notify.tell(ctx.session, "started", game, bot, challenge_id=challenge.id)
+    for letter in letters:
+        letter.reply = letter.player.id == ctx.player.id  # the game's first mail answers the challenge
+    ctx.add(letters)
+    clock.reschedule(ctx.session, game, ctx.settings.reminders, fresh=True)  # the bot on move: the runner plays
+
+
+def _challenger_first(cls: type[engine.Rules], wish: str) -> bool:
+    """Whether the challenger moves first, as they wished (a random wish drawn here)."""
+    if wish == "random":
+        wish = random.SystemRandom().choice(("first", "second"))
+    return wish == "first" or wish == cls.sides[0]
 
 
 #: our mails that bring or confirm a challenge; their subjects say "challenge #N"
@@ -256,11 +329,7 @@ class Accept(Command):
             )
         challenger = ctx.session.get(Player, challenge.challenger_id)
         cls = engine.lookup(challenge.kind)
-        wish = challenge.colour
-        if wish == "random":
-            wish = random.SystemRandom().choice(("first", "second"))
-        challenger_first = wish == "first" or wish == cls.sides[0]
-        first = challenger if challenger_first else ctx.player
+        first = challenger if _challenger_first(cls, challenge.colour) else ctx.player
         if ctx.trial:
             return  # checked; numbers that players see are not spent on a trial
         game = G.start(ctx.session, challenge, ctx.player, first, now())

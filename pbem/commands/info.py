@@ -8,7 +8,7 @@ from sqlmodel import or_, select
 
 import engine
 from engine.phrases import phrase
-from pbem import clock, remarks
+from pbem import bots_players, clock, remarks
 from pbem import games as G
 from pbem.commands import base, words
 from pbem.commands.base import Call, Command, Context, register
@@ -149,7 +149,7 @@ class Open(Command):
             .limit(50)
         )
         views = [challenge_view(ctx.session, c) for c in ctx.session.exec(query)]
-        ctx.reply("open.txt", challenges=views)
+        ctx.reply("open.txt", challenges=views, bots=bots_players.enabled(ctx.session, ctx.settings))
 
 
 @register

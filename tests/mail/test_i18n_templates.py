@@ -89,7 +89,7 @@ def game(status: str = "active", your_turn: bool = True, **changes: Any) -> dict
         "draw_offer_by_opponent": True, "you_won": False,
         "deadline": {"when": AT, "left": "3 дня", "remaining": "3 дня", "days": 3, "weekends_off": True, "away_until": AT}
         if status == "active" else None,
-        "you": "Ада", "opponent": "Бо", "opponent_address": "бо@пример.рф",
+        "you": "Ада", "opponent": "Бо", "opponent_address": "бо@пример.рф", "opponent_bot": None,
     }
     return {**view, **changes}
 
@@ -127,6 +127,7 @@ def cases() -> Iterator[tuple[str, dict[str, Any]]]:
 
     yield from each("accepted.txt", ACTIVE, challenge_id=[3])
     yield from each("game_started.txt", ACTIVE, challenge_id=[3])
+    yield from each("game_started.txt", [game(opponent_bot=3), game(opponent_bot=1, your_turn=False)], challenge_id=[3])
     yield from each("adjudicated.txt", OVER[:4], why=["так решено"])
     yield from each("cancelled.txt", [OVER[4]], why=["так решено"])
     yield from each("board.txt", ANY)

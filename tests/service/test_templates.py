@@ -108,6 +108,13 @@ SCRIPT = [
     # sends the mails of a whole tournament
     (ALICE, "tournaments", True),
     (ALICE, "join 1", True),
+    # bots: a challenge to a bot starts the game at once (game_started.txt says it is a bot);
+    # `open` says a bot plays at any time; `ratings` marks the bot
+    (ALICE, "challenge capturego bot size=5 target=1 level=1 colour=first", True),
+    (BOB, "open", True),
+    (ALICE, "resign {game}", True),
+    (ALICE, "ratings capturego", True),
+    (ALICE, "help challenge", True),
     (ALICE, "\n".join(["help"] * 40), True),
     ("dora@example.org", "правила", False),  # a new player's first mail: the language it is written in
 ]
