@@ -56,7 +56,10 @@ class Help(Command):
 
 
 # The help lists commands by what they are for: looking, starting, playing, records, time, you.
-_SECTIONS = ("info", "challenges", "play", "takeback", "conditional", "next", "say", "records", "time", "notify", "account")
+_SECTIONS = (
+    "info", "challenges", "play", "takeback", "conditional", "next", "say", "tournaments", "records", "time", "notify",
+    "account",
+)
 
 
 def _section(command: base.Command) -> int:
