@@ -20,7 +20,7 @@ from sqlmodel import Session, select
 
 import engine
 from engine.phrases import phrase
-from pbem import clock, notify, pairing, standings
+from pbem import clock, notify, pairing, standings, tournament_letters
 from pbem import games as G
 from pbem.errors import CommandError
 from pbem.models import Entry, Game, Player, Rating, Tournament, TournamentGame
@@ -196,8 +196,7 @@ def _next_round(session: Session, tournament: Tournament, reminders: Sequence[fl
     rows = boards(session, tournament)
     for row in rows:
         _score(session, row)
-    _withdraw_on_time(session, tournament, rows)
-    letters: list[Letter] = []
+    letters = _withdraw_on_time(session, tournament, rows)
     field = entries(session, tournament)
     seeds = [e.player_id for e in field]
     gone = {e.player_id for e in field if e.withdrawn}
@@ -214,6 +213,7 @@ def _next_round(session: Session, tournament: Tournament, reminders: Sequence[fl
         elif gone & set(pair.players):
             forfeit = Result.forfeited(tournament.round, pair, gone, BYE_POINTS)
             row.first_points, row.second_points, row.forfeit = forfeit.first_points, forfeit.second_points, True
+            letters += tournament_letters.forfeits(session, tournament, row, gone)
         else:
             game = G.begin(session, tournament.kind, tournament.options, pair.first, pair.second, now,
                            days=tournament.days, weekends_off=tournament.weekends_off)
@@ -248,32 +248,39 @@ def _schedule(
         return None
 
 
-def _withdraw_on_time(session: Session, tournament: Tournament, rows: list[TournamentGame]) -> None:
-    """Withdraw every player who lost on time twice in a row (pbem.standings' rule)."""
+def _withdraw_on_time(session: Session, tournament: Tournament, rows: list[TournamentGame]) -> list[Letter]:
+    """Withdraw every player who lost on time twice in a row (pbem.standings' rule); each is told."""
     done = results(rows)
-    for entry in entries(session, tournament):
+    field = entries(session, tournament)
+    letters: list[Letter] = []
+    for entry in field:
         if not entry.withdrawn and standings.withdrawn_on_time(entry.player_id, done, ON_TIME_LOSSES):
             entry.withdrawn = True
             entry.withdrawn_reason = "lost on time twice in a row"
             session.add(entry)
+            letters += tournament_letters.withdrawn(session, tournament, entry, [e.player_id for e in field],
+                                                    on_time=ON_TIME_LOSSES)
+    return letters
 
 
 def withdraw(
     session: Session, tournament: Tournament, player: Player, reason: str, now: datetime
 ) -> list[Letter]:
     """The operator withdraws a player: their game of this round is adjudicated to the opponent,
-    and their later games are forfeits."""
+    and their later games are forfeits. The player is told (before the start too: off the list)."""
     entry = _entry(session, tournament, player)
     if entry is None or entry.withdrawn:
         raise ValueError(f"{player.address} is not playing in tournament #{tournament.id}")
     if tournament.status not in ("open", "running"):
         raise ValueError(f"tournament #{tournament.id} is {tournament.status}")
+    seeds = [e.player_id for e in entries(session, tournament)]
     if tournament.status == "open":
         session.delete(entry)
-        return []
+        return tournament_letters.withdrawn(session, tournament, entry, seeds, reason=reason)
     entry.withdrawn, entry.withdrawn_reason = True, reason[:200]
     session.add(entry)
     letters: list[Letter] = []
+    decided: int | None = None
     for row in boards(session, tournament, tournament.round):
         if row.game_id is None or player.id not in (row.first_id, row.second_id):
             continue
@@ -281,7 +288,8 @@ def withdraw(
         if game.status == "active":
             G.adjudicate(session, game, 1 - game.side_of(player.id), f"withdrawn: {reason}", now)
             letters += notify.tell(session, "adjudicated", game, why=f"withdrawn: {reason}")
-    return letters
+            decided = game.id
+    return letters + tournament_letters.withdrawn(session, tournament, entry, seeds, reason=reason, game=decided)
 
 
 def adjourn(session: Session, tournament: Tournament, now: datetime) -> None:

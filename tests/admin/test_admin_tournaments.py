@@ -12,6 +12,7 @@ from pbem.db import transaction
 from pbem.models import AdminAction, Entry, Game, Outbox, Player, Tournament, TournamentGame
 from pbem.wallclock import now
 from tests.admin.conftest import NOW, fail, run, run_json
+from tests.service.mailer import parse, text
 
 PEOPLE = ["ann@example.org", "ben@example.org", "cat@example.org"]
 
@@ -29,6 +30,12 @@ def _signed_up(db) -> int:
 def _outbox(db, address: str) -> list[Outbox]:
     with Session(db.engine) as session:
         return list(session.exec(select(Outbox).where(Outbox.recipient == address).order_by(Outbox.id)))
+
+
+def _read(row: Outbox) -> tuple[str, str]:
+    """The subject and the body of a queued mail, the body's lines joined as one."""
+    mail = parse(row.message)
+    return mail["Subject"], " ".join(text(mail).split())
 
 
 def test_create_start_show_and_a_withdrawal(db) -> None:
@@ -53,10 +60,36 @@ def test_create_start_show_and_a_withdrawal(db) -> None:
         address = session.get(Player, quitter.player_id).address
     assert "withdrawn" in run("tournament", "withdraw", str(tid), address, "--reason", "moved abroad")
     assert db.get(game.id).status == "finished" and db.get(game.id).winner == 1
-    assert _outbox(db, address)[-1].template == "adjudicated"
+    adjudicated, told = _outbox(db, address)[-2:]
+    assert (adjudicated.template, adjudicated.game_id) == ("adjudicated", game.id)
+    assert told.template == "tournament_withdrawn" and told.game_id is None
+    subject, body = _read(told)
+    assert "Tournament Autumn Open: you are withdrawn" in subject
+    assert f"The operator has withdrawn you from the tournament Autumn Open (#{tid}): moved abroad." in body
+    assert f"Your game #{game.id} of this round goes to your opponent" in body
+    assert "Your 1 remaining game is scored as a loss by forfeit." in body  # round 2; round 3 is their bye
+    assert f'To see it, write "tournament {tid}".' in body
+    with Session(db.engine) as session:
+        quitter_name = session.get(Player, first).name
+        opponent = session.get(Player, game.player1_id).address
+    assert _outbox(db, opponent)[-1].template == "adjudicated"  # the opponent hears of the game alone
+    assert "forfeit" not in _read(_outbox(db, opponent)[-1])[1]
 
     # round 2 is the withdrawn player's forfeit and a bye, with no game to play: round 3 follows at once
+    before = {a: len(_outbox(db, a)) for a in PEOPLE}
     assert "round 3 paired" in run("tournament", "pair", str(tid))
+    new = {a: [row.template for row in _outbox(db, a)[before[a]:]] for a in PEOPLE}
+    with Session(db.engine) as session:
+        board = session.exec(select(TournamentGame).where(TournamentGame.round == 2,
+                                                          TournamentGame.forfeit)).one()
+        winner = session.get(Player, board.second_id if board.first_id == first else board.first_id).address
+    (rested,) = (a for a in PEOPLE if a not in (address, winner))  # round 2's bye: no forfeit, no such mail
+    assert new == {address: [], winner: ["tournament_forfeit", "tournament_game"], rested: ["tournament_game"]}
+    subject, body = _read(_outbox(db, winner)[before[winner]])
+    assert "Tournament Autumn Open: round 2, a win by forfeit" in subject
+    assert (f"Your game against {quitter_name} in round 2 of the tournament Autumn Open (#{tid}) is scored"
+            f" as a win by forfeit ({quitter_name} withdrew).") in body
+    assert "You have no game to play in this round." in body
     data = run_json("tournament", "show", str(tid))
     assert data["round"] == 3 and [b["game"] is None for b in data["current"]] == [False, True]
     with Session(db.engine) as session:
@@ -101,3 +134,17 @@ def test_cancel_calls_off_the_games_in_progress(db) -> None:
     assert run_json("tournament", "list")[0]["status"] == "cancelled"
     assert "there is no tournament" in fail("tournament", "show", "99").lower() or "99" in fail(
         "tournament", "show", "99")
+
+
+def test_a_withdrawal_before_the_start_takes_the_name_off_and_says_so(db) -> None:
+    tid = _signed_up(db)
+    assert "withdrawn" in run("tournament", "withdraw", str(tid), PEOPLE[2], "--reason", "signed up by mistake.")
+    with Session(db.engine) as session:
+        assert len(session.exec(select(Entry).where(Entry.tournament_id == tid)).all()) == 2
+    (told,) = _outbox(db, PEOPLE[2])
+    subject, body = _read(told)
+    assert told.template == "tournament_withdrawn" and "you are withdrawn" in subject
+    assert (f"The operator has taken your name off the tournament Autumn Open (#{tid}) before its start:"
+            " signed up by mistake.") in body
+    assert "forfeit" not in body and "table" not in body
+    assert _outbox(db, PEOPLE[0]) == [] and _outbox(db, PEOPLE[1]) == []

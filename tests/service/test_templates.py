@@ -134,6 +134,9 @@ NOT_BY_MAIL |= {"conditional_dropped.txt"}
 # tests/service/test_tournaments.py sends and checks these in a whole tournament.
 NOT_BY_MAIL |= {"tournament_game.txt", "tournament_final.txt", "tournament_joined.txt", "tournament_left.txt",
                 "tournament.txt"}
+# A withdrawal (the operator's, or after two losses on time) and the forfeits it leaves:
+# tests/service/test_tournaments.py and tests/admin/test_admin_tournaments.py send these.
+NOT_BY_MAIL |= {"tournament_withdrawn.txt", "tournament_forfeit.txt"}
 
 
 def numbered(server, line: str) -> str:

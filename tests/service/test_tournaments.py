@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlmodel import Session, select
 
+from pbem import games as G
 from pbem import post, tournament_rounds
 from pbem import tournaments as T
 from pbem.commands import reader
@@ -186,23 +187,45 @@ def test_sign_up_by_mail_and_every_refusal_says_why(server) -> None:
     assert {"tournaments", "tournament_joined", "tournament_left", "tournament"} <= _read_safely(server)
 
 
-def test_two_losses_on_time_in_a_row_withdraw_a_player_and_forfeit_the_rest(server) -> None:
-    from pbem import games as G
+def _time_out(server, game_id: int, late: int) -> None:
+    """The late player's game ends with their loss on time (as the clock round ends it)."""
+    with transaction(server.engine) as session:
+        game = session.get(Game, game_id)
+        G.finish(session, game, 1 - game.side_of(late), "time", now(), ending="time")
 
-    tid = _start(server)  # four players, three rounds
-    settings = server.service.settings
-    with Session(server.engine) as session:
-        late = session.get(Game, _games(server, tid, 1)[0].id).player1_id
-    for round in (1, 2):
+
+def _lose_on_time(server, tid: int, late: int, rounds: tuple[int, ...]) -> None:
+    """In each of `rounds`, the late player runs out of time and every other game is resigned;
+    each round over, the daemon's round pairs the next."""
+    for round in rounds:
         with transaction(server.engine) as session:
             for game in _games(server, tid, round):
                 game = session.get(Game, game.id)
                 side = game.side_of(late)
-                if side is not None:  # the late player runs out of time
+                if side is not None:
                     G.finish(session, game, 1 - side, "time", now(), ending="time")
                 else:
                     G.finish(session, game, 0, "resigned", now(), ending="resignation")
-        assert tournament_rounds.advance_due(server.engine, settings) == 1
+        assert tournament_rounds.advance_due(server.engine, server.service.settings) == 1
+
+
+def _since(server, first: int) -> list[Outbox]:
+    with Session(server.engine) as session:
+        return list(session.exec(select(Outbox).where(Outbox.id > first).order_by(Outbox.id)))
+
+
+def _newest(server) -> int:
+    with Session(server.engine) as session:
+        return max(session.exec(select(Outbox.id)).all())
+
+
+def test_two_losses_on_time_in_a_row_withdraw_a_player_and_forfeit_the_rest(server) -> None:
+    tid = _start(server)  # four players, three rounds
+    with Session(server.engine) as session:
+        late = session.get(Game, _games(server, tid, 1)[0].id).player1_id
+    _lose_on_time(server, tid, late, (1,))
+    before = _newest(server)
+    _lose_on_time(server, tid, late, (2,))
     with Session(server.engine) as session:
         entry = session.exec(select(Entry).where(Entry.player_id == late)).one()
         assert entry.withdrawn and entry.withdrawn_reason == "lost on time twice in a row"
@@ -211,7 +234,44 @@ def test_two_losses_on_time_in_a_row_withdraw_a_player_and_forfeit_the_rest(serv
         assert forfeit.forfeit and forfeit.game_id is None
         points = forfeit.first_points if forfeit.first_id == late else forfeit.second_points
         assert points == 0.0 and forfeit.first_points + forfeit.second_points == 1.0
+        winner = session.get(Player, forfeit.second_id if forfeit.first_id == late else forfeit.first_id)
+        quitter = session.get(Player, late)
     assert len(_games(server, tid, 3)) == 1  # the other two still play theirs
+    # the pairing of round 3 told the late player, and their round-3 opponent, in mails of their own
+    sent = [(row.recipient, row.template) for row in _since(server, before)]
+    assert sorted(t for a, t in sent if a == quitter.address) == ["tournament_withdrawn"]
+    assert sorted(t for a, t in sent if a == winner.address) == ["tournament_forfeit"]
+    assert sorted(t for a, t in sent if a not in (quitter.address, winner.address)) == ["tournament_game"] * 2
+    withdrawn = server.last(quitter.address)
+    assert withdrawn["Subject"].startswith("[pbem] Tournament Winter Cup: you are withdrawn")
+    body = " ".join(text(withdrawn).split())
+    assert ("You have lost 2 games in a row on time, so you are withdrawn from the tournament Winter Cup"
+            f" (#{tid}).") in body
+    assert "Your 1 remaining game is scored as a loss by forfeit." in body
+    assert "Your results so far stay in the table." in body and "The operator" not in body
+    won = server.last(winner.address)
+    assert won["Subject"].startswith("[pbem] Tournament Winter Cup: round 3, a win by forfeit")
+    body = " ".join(text(won).split())
+    assert (f"Your game against {quitter.name} in round 3 of the tournament Winter Cup (#{tid}) is scored as"
+            f" a win by forfeit ({quitter.name} withdrew).") in body
+    assert "You have no game to play in this round." in body
+    assert {"tournament_withdrawn", "tournament_forfeit"} <= _read_safely(server)
+
+
+def test_a_swiss_player_withdrawn_on_time_is_not_paired_again(server) -> None:
+    tid = _start(server, "swiss", rounds=3)
+    with Session(server.engine) as session:
+        late = session.get(Game, _games(server, tid, 1)[0].id).player1_id
+        address = session.get(Player, late).address
+    before = _newest(server)
+    _lose_on_time(server, tid, late, (1, 2))
+    mails = [row for row in _since(server, before) if row.recipient == address]
+    assert [row.template for row in mails][-1] == "tournament_withdrawn"
+    body = " ".join(text(server.last(address)).split())
+    assert "so you are withdrawn from the tournament Winter Cup" in body
+    assert "You will not be paired in its remaining rounds." in body and "forfeit" not in body
+    assert all(late not in (g.player0_id, g.player1_id) for g in _games(server, tid, 3))
+    assert "tournament_forfeit" not in {row.template for row in _since(server, before)}  # a Swiss forfeits none
 
 
 @pytest.mark.parametrize("language", ["it", "ru", "uk", "ko", "zh"])
@@ -234,9 +294,13 @@ def test_every_tournament_mail_speaks_the_readers_language(server, language) -> 
         post.post(session, settings, server.service.templates,
                   T.start(session, T.get(session, tid), settings.reminders, now()))
     server.say(PLAYERS[0], f"tournament {tid}")
+    late = _games(server, tid, 1)[0].player1_id  # loses on time twice: withdrawn, round 3 a forfeit
     for round in (1, 2, 3):
         for game in _games(server, tid, round):
-            server.say(_address(server, game.player1_id), f"resign {game.id}")
+            if late in (game.player0_id, game.player1_id):
+                _time_out(server, game.id, late)
+            else:
+                server.say(_address(server, game.player1_id), f"resign {game.id}")
         tournament_rounds.advance_due(server.engine, settings)
     server.say(PLAYERS[0], f"tournament {tid}")
     with Session(server.engine) as session:
@@ -251,4 +315,4 @@ def test_every_tournament_mail_speaks_the_readers_language(server, language) -> 
         assert english_left(body, language) == [], f"{language} {row.template}:\n{body}"
         assert english_left(mail["Subject"], language) == [], mail["Subject"]
     assert sent == {"tournaments", "tournament_joined", "tournament_left", "tournament", "tournament_game",
-                    "tournament_final"}
+                    "tournament_final", "tournament_withdrawn", "tournament_forfeit"}
