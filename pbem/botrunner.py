@@ -22,12 +22,13 @@ from sqlalchemy import Engine, update
 from sqlmodel import Session, select
 
 import bots
-from pbem import bots_players, clock, conditionals, faults, notify, post
+from pbem import bots_players, faults, moves, post
 from pbem import games as G
 from pbem.commands.reader import guarded_templates
 from pbem.config import Settings
 from pbem.db import transaction
 from pbem.models import Game, Player
+from pbem.notify import Letter
 from pbem.templates import Templates
 from pbem.wallclock import now
 
@@ -104,10 +105,9 @@ def commit(engine: Engine, settings: Settings, templates: Templates, thought: Th
             return False
         bot = session.get(Player, game.player_id(game.turn))
         at = now()
-        record, effects = G.play(session, game, bot, thought.notation, None, at)
-        letters = notify.tell(session, "moved", game, bot, move=record.notation, taken=effects.taken)
-        conditionals.respond(session, game, record, None, letters, at)  # the opponent's lines answer
-        clock.reschedule(session, game, settings.reminders, fresh=True)
+        letters: list[Letter] = []
+        record = moves.play(session, game, bot, thought.notation, message_id=None,
+                            reminders=settings.reminders, letters=letters, sender=None, at=at)
         post.post(session, settings, templates, letters)
     log.info("bot %s played %s in game #%d (move %d, %d nodes, depth %d)",
              bot.name, record.notation, thought.game_id, record.ply, thought.nodes, thought.depth)

@@ -55,8 +55,9 @@ ASIDES = frozenset({"said.txt", "said_sent.txt"})
 
 #: what the opponent reads instead when the event ended the game (a move that ends it)
 _ENDED = {"your_move.txt": "game_over.txt"}
-#: the mails per move that a player in digest mode does not get: the digest shows the board
-#: and what was said instead (the start, the end, draw offers and reminders still come)
+#: the mails per move that a player in digest mode does not get (`pbem.post` drops them, whoever
+#: wrote them): the digest shows the board and what was said instead (the start, the end, draw
+#: offers and reminders still come)
 DIGESTED = ("your_move.txt", "said.txt")
 
 
@@ -98,8 +99,6 @@ def tell(
         if ended and role == "opponent":
             template = _ENDED.get(template, template)
         for player in _recipients(session, role, game, actor):
-            if role != "actor" and digested(player, template):
-                continue
             if role == "watchers" and not player.watch_mail and game.status == "active":
                 continue  # `notify off`: no mail per move of a watched game; its end still comes
             view = game_view(session, game, player)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from engine.phrases import phrase
-from pbem import clock, conditionals, notify, remarks
 from pbem import games as G
+from pbem import moves, notify
 from pbem.commands.base import Call, Command, Context, register
 from pbem.errors import CommandError, GameError
 from pbem.i18n import N_
@@ -46,11 +46,10 @@ class MoveCommand(_GameAction):
 
 def play_move(ctx: Context, game, text: str) -> None:  # noqa: ANN001
     """Play one move and tell everyone concerned; the shared path of `move` and `pass`."""
-    record, effects = G.play(ctx.session, game, ctx.player, text, ctx.envelope.message_id, now())
-    remarks.attach(ctx.session, game, ctx.player, ctx.envelope.message_id, record.ply)  # a `say` of this mail
-    ctx.add(notify.tell(ctx.session, "moved", game, ctx.player, move=record.notation, taken=effects.taken))
-    conditionals.respond(ctx.session, game, record, ctx.player, ctx.letters, now())  # the opponent's lines answer
-    clock.reschedule(ctx.session, game, ctx.settings.reminders, fresh=True)  # after the mails: their players are loaded
+    moves.play(
+        ctx.session, game, ctx.player, text, message_id=ctx.envelope.message_id,
+        reminders=ctx.settings.reminders, letters=ctx.letters, sender=ctx.player, at=now(),
+    )
 
 
 @register
