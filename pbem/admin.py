@@ -13,13 +13,14 @@ import json
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from pbem.lazygroup import LazyGroup
+from pbem.wallclock import aware
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -252,7 +253,7 @@ def paged(func: Callable) -> Callable:
 
     def wrapper(*args: object, limit: int, show_all: bool, before: int | None, since: datetime | None,
                 until: datetime | None, **kwargs: object) -> object:
-        page = Page(None if show_all else limit, before, _utc(since), _utc(until))
+        page = Page(None if show_all else limit, before, aware(since), aware(until))
         return func(*args, page=page, **kwargs)
 
     wrapper.__name__, wrapper.__doc__ = func.__name__, func.__doc__
@@ -261,8 +262,6 @@ def paged(func: Callable) -> Callable:
     return wrapper
 
 
-def _utc(value: datetime | None) -> datetime | None:
-    return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
 
 
 def more_hint(more: bool, rows: Sequence[Any], id_of: Callable[[Any], int] = lambda r: r["id"]) -> None:

@@ -72,11 +72,6 @@ def next_due(hhmm: str, zone_name: str, after: datetime) -> datetime:
     raise AssertionError("unreachable: a day later is always after")
 
 
-def aware(at: datetime | None) -> datetime | None:
-    """A stored time as an aware UTC datetime (SQLite gives them back naive)."""
-    return at.replace(tzinfo=UTC) if at is not None and at.tzinfo is None else at
-
-
 def schedule(player: Player, after: datetime) -> None:
     """Store the player's next digest after `after` (None when they are not in digest mode):
     called when the mode, the time or the zone changes, and after each digest."""

@@ -24,7 +24,7 @@ from pbem.config import Settings
 from pbem.db import transaction
 from pbem.models import Player
 from pbem.templates import Templates
-from pbem.wallclock import now
+from pbem.wallclock import aware, now
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +70,7 @@ def _handle(session: Session, settings: Settings, templates: Templates, player_i
         .with_for_update(skip_locked=True).execution_options(populate_existing=True)
     )
     player = session.exec(query).first()
-    due = digest.aware(player.digest_due_at) if player is not None else None
+    due = aware(player.digest_due_at) if player is not None else None
     if player is None or due is None or due > at:
         return 0
     letters = [] if player.banned else digest.letters(session, player)

@@ -12,7 +12,7 @@ UNIQUE (tournament, round, board) of the rows is the last guard against pairing 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import exists
@@ -28,6 +28,7 @@ from pbem.notify import Letter
 from pbem.pairing import Pairing
 from pbem.standings import Result
 from pbem.tournament_table import boards, entries, history, results, view
+from pbem.wallclock import aware
 
 FORMATS = ("roundrobin", "double", "swiss")
 BYE_POINTS = 1.0
@@ -319,21 +320,16 @@ def resume(session: Session, tournament: Tournament, reminders: Sequence[float],
     that began during the adjournment, after a move, from its start)."""
     if tournament.adjourned_at is None:
         raise ValueError(f"tournament #{tournament.id} is not adjourned")
-    since = clock_aware(tournament.adjourned_at)
+    since = aware(tournament.adjourned_at)
     tournament.adjourned_at = None
     session.add(tournament)
     for row in boards(session, tournament, tournament.round):
         game = session.get(Game, row.game_id) if row.game_id else None
         if game is not None and game.status == "active":
-            started = clock_aware(game.turn_started_at) if game.turn_started_at else since
+            started = aware(game.turn_started_at) if game.turn_started_at else since
             game.clock_credit += max(0, int((now - max(since, started)).total_seconds()))
             clock.reschedule(session, game, reminders)
             session.add(game)
-
-
-def clock_aware(at: datetime) -> datetime:
-    """A stored time as an aware UTC datetime (SQLite gives naive ones back)."""
-    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
 
 
 def cancel(session: Session, tournament: Tournament, reason: str, now: datetime) -> list[Letter]:

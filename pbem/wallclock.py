@@ -8,3 +8,8 @@ from datetime import UTC, datetime
 def now() -> datetime:
     """The current time, timezone-aware UTC."""
     return datetime.now(UTC)
+
+
+def aware(at: datetime | None) -> datetime | None:
+    """A stored time as an aware UTC datetime (SQLite gives them back naive)."""
+    return at.replace(tzinfo=UTC) if at is not None and at.tzinfo is None else at

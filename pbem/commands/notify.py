@@ -7,7 +7,7 @@ from pbem import clock, digest
 from pbem.commands.base import Call, Command, Context, register
 from pbem.errors import CommandError
 from pbem.i18n import N_
-from pbem.wallclock import now
+from pbem.wallclock import aware, now
 
 MODES = ("each", "digest", "off")
 
@@ -70,7 +70,7 @@ class Notify(Command):
     @staticmethod
     def _reply(ctx: Context) -> None:
         player = ctx.player
-        due = digest.aware(player.digest_due_at)
+        due = aware(player.digest_due_at)
         ctx.reply(
             "notify.txt",
             mode=player.notify,
