@@ -25,7 +25,7 @@ from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from sqlalchemy import event
+from sqlalchemy import bindparam, event
 from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session, or_, select
 
@@ -218,11 +218,18 @@ def time_control(days: str | None, weekends: str | None, default_days: int) -> t
 # --- vacations ----------------------------------------------------------------------------------
 
 
+_VACATIONS = select(Vacation).where(Vacation.player_id == bindparam("player")).order_by(Vacation.starts_at)
+_VACATIONS_SINCE = (  # built once: the clock round asks for every due game
+    select(Vacation)
+    .where(Vacation.player_id == bindparam("player"), Vacation.ends_at > bindparam("since"))
+    .order_by(Vacation.starts_at)
+)
+
+
 def vacations(session: Session, player_id: int, since: datetime | None = None) -> list[Vacation]:
-    query = select(Vacation).where(Vacation.player_id == player_id)
-    if since is not None:
-        query = query.where(Vacation.ends_at > since)
-    return list(session.exec(query.order_by(Vacation.starts_at)))
+    if since is None:
+        return list(session.exec(_VACATIONS, params={"player": player_id}))
+    return list(session.exec(_VACATIONS_SINCE, params={"player": player_id, "since": since}))
 
 
 def _holidays(session: Session, player_id: int, since: datetime) -> list[Vacation]:
@@ -347,6 +354,9 @@ class TurnClock:
         return min([self.deadline, *(at for at in self.unsent.values() if at > self.started)])
 
 
+_SENT = select(Reminder.hours).where(Reminder.game_id == bindparam("game"), Reminder.ply == bindparam("ply"))
+
+
 def turn_clock(session: Session, game: Game, reminders: Sequence[float], fresh: bool = False) -> TurnClock | None:
     """The current turn's clock, or None for a game that is over (or has no clock). A `fresh`
     turn (one that began in this transaction: a start, a move) has sent no reminder yet.
@@ -363,8 +373,7 @@ def turn_clock(session: Session, game: Game, reminders: Sequence[float], fresh: 
         until = _deadline(game, mover, _holidays(session, mover.id, game.turn_started_at))
         unsent = {h: until - timedelta(hours=h) for h in reminders}
         if unsent and not fresh:
-            query = select(Reminder.hours).where(Reminder.game_id == game.id, Reminder.ply == game.ply)
-            for hours in session.exec(query):
+            for hours in session.exec(_SENT, params={"game": game.id, "ply": game.ply}):
                 unsent.pop(hours, None)
     return TurnClock(mover, game.turn_started_at, until, unsent)
 

@@ -16,6 +16,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
+from sqlalchemy import bindparam
 from sqlmodel import Session, delete, or_, select
 
 import engine
@@ -402,7 +403,10 @@ def last_move(session: Session, game: Game) -> Move | None:
 
 
 def moves(session: Session, game: Game) -> list[Move]:
-    return list(session.exec(select(Move).where(Move.game_id == game.id).order_by(Move.ply)))
+    return list(session.exec(_MOVES, params={"game": game.id}))
+
+
+_MOVES = select(Move).where(Move.game_id == bindparam("game")).order_by(Move.ply)  # built once: every record reads it
 
 
 def replay(game: Game, notations: list[str]) -> Any:

@@ -76,13 +76,20 @@ class Speaker:
         self.code = known(code)
         self.locale = Locale.parse(self.code)
         self._catalog = translations(self.code)
+        self._numbers: dict[tuple[type, float], str] = {}
 
     def __repr__(self) -> str:
         return f"Speaker({self.code!r})"
 
     # -- values --------------------------------------------------------------------------
     def number(self, value: float) -> str:
-        return format_decimal(value, locale=self.locale)
+        key = (type(value), value)
+        said = self._numbers.get(key)
+        if said is None:  # Babel's formatting is slow; the same few numbers recur in every mail
+            if len(self._numbers) >= 4096:
+                self._numbers.clear()
+            said = self._numbers[key] = format_decimal(value, locale=self.locale)
+        return said
 
     def percent(self, fraction: float, digits: int = 2) -> str:
         pattern = "#,##0." + "0" * digits + " %" if digits else "#,##0 %"
@@ -109,6 +116,8 @@ class Speaker:
 
     def value(self, key: str, value: Any) -> Any:
         """A parameter as this language shows it."""
+        if type(value) is str:  # the most common parameter, shown as it is
+            return value
         if isinstance(value, Phrase):
             return self.say(value)
         if isinstance(value, datetime):

@@ -67,9 +67,12 @@ is every letter to a bot."""
     for group in groups.values():
         rows.append(queue(session, settings, templates, group[0].player, group, game=group[0].game))
     if rows:  # one executemany: the ORM would insert them one by one to read their ids back
-        columns = [c.key for c in Outbox.__table__.columns if c.key != "id"]
-        session.execute(insert(Outbox), [{key: getattr(row, key) for key in columns} for row in rows])
+        session.execute(_INSERT, [{key: getattr(row, key) for key in _COLUMNS} for row in rows])
     return rows
+
+
+_INSERT = insert(Outbox)  # built once, as `_THREADS`
+_COLUMNS = [c.key for c in Outbox.__table__.columns if c.key != "id"]
 
 
 def queue(

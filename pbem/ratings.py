@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 from datetime import datetime
 
+from sqlalchemy import bindparam
 from sqlmodel import Session, select
 
 from pbem.models import Game, Player, Rating
@@ -83,9 +84,17 @@ def _volatility(delta: float, phi: float, v: float, sigma: float, tau: float) ->
     return math.exp(big_a / 2)
 
 
-def _row(session: Session, player_id: int, kind: str, now: datetime) -> Rating:
-    row = session.exec(select(Rating).where(Rating.player_id == player_id, Rating.kind == kind)).first()
-    return row or Rating(player_id=player_id, kind=kind, updated_at=now)
+_ROWS = (  # built once: every game that ends reads both players' rows in one query
+    select(Rating).where(Rating.player_id.in_(bindparam("players", expanding=True)), Rating.kind == bindparam("kind"))
+)
+
+
+def _rows(session: Session, game: Game, now: datetime) -> list[Rating]:
+    """The rows of the game's two players in its type, made for a player who has none yet."""
+    found = {row.player_id: row for row in session.exec(
+        _ROWS, params={"players": [game.player0_id, game.player1_id], "kind": game.kind})}
+    return [found.get(player_id) or Rating(player_id=player_id, kind=game.kind, updated_at=now)
+            for player_id in (game.player0_id, game.player1_id)]
 
 
 def rate_game(session: Session, game: Game, now: datetime) -> None:
@@ -95,7 +104,7 @@ def rate_game(session: Session, game: Game, now: datetime) -> None:
     pair = [session.get(Player, game.player0_id), session.get(Player, game.player1_id)]
     if all(p is not None and p.bot_level is not None for p in pair):
         return  # bots are rated against people only
-    rows = [_row(session, game.player0_id, game.kind, now), _row(session, game.player1_id, game.kind, now)]
+    rows = _rows(session, game, now)
     before = [Glicko(r.rating, r.deviation, r.volatility) for r in rows]
     scores = (0.5, 0.5) if game.winner is None else ((1.0, 0.0) if game.winner == 0 else (0.0, 1.0))
     for side, row in enumerate(rows):

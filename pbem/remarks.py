@@ -15,6 +15,7 @@ import re
 import unicodedata
 from datetime import UTC, datetime, time
 
+from sqlalchemy import bindparam
 from sqlmodel import Session, func, select
 
 from pbem import textwidth
@@ -110,7 +111,10 @@ def attach(session: Session, game: Game, player: Player, message_id: str | None,
 
 def of_game(session: Session, game: Game) -> list[Remark]:
     """Every remark of a game, in the order they were made."""
-    return list(session.exec(select(Remark).where(Remark.game_id == game.id).order_by(Remark.id)))
+    return list(session.exec(_OF_GAME, params={"game": game.id}))
+
+
+_OF_GAME = select(Remark).where(Remark.game_id == bindparam("game")).order_by(Remark.id)  # built once
 
 
 def by_ply(session: Session, game: Game) -> dict[int, list[tuple[str, str]]]:

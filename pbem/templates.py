@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Undefined, pass_context
+from jinja2.runtime import Context
 
 from engine.phrases import Phrase
 from pbem import textwidth
@@ -157,7 +158,7 @@ class Templates:
             lstrip_blocks=True,
             autoescape=html,
             extensions=["jinja2.ext.i18n"],
-            finalize=pass_context(lambda context, value: _spoken(talk, value, context.resolve("keep"))),
+            finalize=pass_context(lambda context, value: value if type(value) is str else _spoken(talk, value, context)),
         )
         env.policies["ext.i18n.trimmed"] = True  # a {% trans %} block's line breaks are not words
         env.newstyle_gettext = True  # type: ignore[attr-defined]
@@ -237,14 +238,15 @@ class Templates:
 TYPED = ("example", "command", "jumps")
 
 
-def _spoken(talk: Speaker, value: Any, kept: Any = None) -> Any:
+def _spoken(talk: Speaker, value: Any, context: Context | None = None) -> Any:
     """What `{{ value }}` prints: a phrase, a moment or a view that speaks, in the language.
 
-    A phrase's typed fields go through the template's `keep` (`kept`), as an example command
-    written in the template itself would: never broken, and code in the HTML part."""
+    A phrase's typed fields go through the template's `keep` (looked up in `context`), as an
+    example command written in the template itself would: never broken, and code in the HTML part."""
     if isinstance(value, str | int | Undefined) or value is None:
         return value
     if isinstance(value, Phrase):
+        kept = context.resolve("keep") if context is not None else None
         if callable(kept) and any(key in value.params for key in TYPED):
             params = {
                 key: ([kept(v) for v in item] if isinstance(item, list | tuple) else kept(item))

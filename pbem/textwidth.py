@@ -72,7 +72,7 @@ def _pieces(word: str) -> list[str]:
 def wrap(line: str, columns: int, indent: str = "") -> list[str]:
     """`line` in lines of at most `columns` display columns (a piece that cannot be cut may be
     wider), later lines starting with `indent`."""
-    if all(not is_wide(c) for c in line):
+    if line.isascii() or all(not is_wide(c) for c in line):
         return textwrap.wrap(
             line, columns, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False
         ) or [line]

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import exists
+from sqlalchemy import bindparam, exists
 from sqlmodel import Session, select
 
 import engine
@@ -308,11 +308,13 @@ def adjourn(session: Session, tournament: Tournament, now: datetime) -> None:
 
 def adjourned(session: Session, game: Game) -> bool:
     """Whether the game is of an adjourned tournament: its clock stands still (the clock round asks)."""
-    query = select(exists().where(
-        TournamentGame.game_id == game.id, TournamentGame.tournament_id == Tournament.id,
-        Tournament.adjourned_at.is_not(None),
-    ))
-    return bool(session.exec(query).one())
+    return bool(session.exec(_ADJOURNED, params={"game": game.id}).one())
+
+
+_ADJOURNED = select(exists().where(  # built once: the clock round asks for every due game
+    TournamentGame.game_id == bindparam("game"), TournamentGame.tournament_id == Tournament.id,
+    Tournament.adjourned_at.is_not(None),
+))
 
 
 def resume(session: Session, tournament: Tournament, reminders: Sequence[float], now: datetime) -> None:
