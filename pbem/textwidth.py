@@ -40,6 +40,20 @@ def is_wide(char: str) -> bool:
     return unicodedata.east_asian_width(char) in ("W", "F")
 
 
+_NARROW: set[str] = set()  # the letters found narrow so far: a line of them needs no look at each
+
+
+def _all_narrow(line: str) -> bool:
+    if line.isascii():
+        return True
+    for char in set(line).difference(_NARROW):
+        if is_wide(char):
+            return False
+        if len(_NARROW) < 65536:
+            _NARROW.add(char)
+    return True
+
+
 def _is_hangul(char: str) -> bool:
     """Korean puts spaces between its words and breaks only there."""
     return "\uac00" <= char <= "\ud7a3" or "\u1100" <= char <= "\u11ff" or "\u3130" <= char <= "\u318f"
@@ -72,7 +86,7 @@ def _pieces(word: str) -> list[str]:
 def wrap(line: str, columns: int, indent: str = "") -> list[str]:
     """`line` in lines of at most `columns` display columns (a piece that cannot be cut may be
     wider), later lines starting with `indent`."""
-    if line.isascii() or all(not is_wide(c) for c in line):
+    if _all_narrow(line):
         return textwrap.wrap(
             line, columns, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False
         ) or [line]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from sqlalchemy import bindparam
 from sqlmodel import Session, select
 
 from pbem.models import Game, Player, Watcher
@@ -11,10 +12,13 @@ from pbem.models import Game, Player, Watcher
 
 def watchers(session: Session, game: Game) -> list[Player]:
     """Who watches `game` (banned players are left out)."""
-    rows = session.exec(
-        select(Player).join(Watcher, Watcher.player_id == Player.id).where(Watcher.game_id == game.id)
-    ).all()
+    rows = session.exec(_WATCHERS, params={"game": game.id}).all()
     return [p for p in rows if not p.banned]
+
+
+_WATCHERS = (  # built once: every game that ends asks
+    select(Player).join(Watcher, Watcher.player_id == Player.id).where(Watcher.game_id == bindparam("game"))
+)
 
 
 def watch(session: Session, game: Game, player: Player, now: datetime) -> bool:
