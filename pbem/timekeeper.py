@@ -30,7 +30,7 @@ from pbem import games as G
 from pbem.commands.reader import guarded_templates
 from pbem.config import Settings
 from pbem.db import transaction
-from pbem.models import Game, Move, Player, Reminder
+from pbem.models import Game, Move, Player, Reminder, TournamentGame
 from pbem.templates import Templates
 from pbem.wallclock import now
 
@@ -60,10 +60,11 @@ def tick(engine: Engine, settings: Settings, templates: Templates | None = None)
         if fresh and templates is None:
             templates = guarded_templates(settings)
         ahead = _newest_moves(engine, fresh)
+        boards = _in_tournaments(engine, fresh)
         for game_id in fresh:
             try:
                 with transaction(engine) as session:
-                    done = _handle(session, settings, templates, game_id, at, ahead.get(game_id))
+                    done = _handle(session, settings, templates, game_id, at, ahead.get(game_id), game_id in boards)
             except Exception:  # one broken game must not stop the clock of the others
                 log.exception("clock: game #%s failed", game_id)
                 _retry_later(engine, game_id, at + timedelta(seconds=settings.clock_interval))
@@ -114,21 +115,32 @@ _LOCKED = (  # built once, as the other statements of a due game: building one c
 )
 
 
+def _in_tournaments(engine: Engine, ids: list[int]) -> set[int]:
+    """Which of the games `ids` are boards of a tournament (whose clock an adjournment may
+    stop), in one query for a batch: a game is paired into its tournament when it is made,
+    so the others need no look at the tournaments each."""
+    if not ids:
+        return set()
+    with Session(engine) as session:
+        return set(session.exec(select(TournamentGame.game_id).where(TournamentGame.game_id.in_(ids))))
+
+
 def _handle(
     session: Session, settings: Settings, templates: Templates, game_id: int, at: datetime,
-    newest: tuple[int, Move] | None = None,
+    newest: tuple[int, Move] | None = None, in_tournament: bool = True,
 ) -> str | None:
     """One due game, locked and read afresh with its two players (one query; kept loaded
     for the mails): skipped when another daemon holds it or has handled it; else checked
     (`_check` stores its next event). `newest` is its newest move read ahead with the game's
-    version: while the version is the same, it is still the newest, and the mails take it."""
+    version: while the version is the same, it is still the newest, and the mails take it.
+    A game not `in_tournament` is not asked whether its tournament is adjourned."""
     rows = session.exec(_LOCKED, params={"game": game_id}).all()
     game = rows[0][0] if rows else None
     if game is None or game.status != "active" or game.clock_due_at is None or game.clock_due_at > at:
         return None
     if newest is not None and newest[0] == game.version and newest[1].ply == game.ply:
         session.info.setdefault("pbem.moves", {})[game.id] = newest[1]  # as `games.play` keeps it
-    return _check(session, settings, templates, game, now())
+    return _check(session, settings, templates, game, now(), in_tournament)
 
 
 def _retry_later(engine: Engine, game_id: int, at: datetime) -> None:
@@ -140,10 +152,12 @@ def _retry_later(engine: Engine, game_id: int, at: datetime) -> None:
         log.exception("clock: game #%s could not be put off", game_id)
 
 
-def _check(session: Session, settings: Settings, templates: Templates, game: Game, at: datetime) -> str | None:
+def _check(
+    session: Session, settings: Settings, templates: Templates, game: Game, at: datetime, in_tournament: bool = True,
+) -> str | None:
     """Remind or end the game as its clock says at `at`, and store its next event."""
     turn = clock.turn_clock(session, game, settings.reminders)
-    if turn is None or tournaments.adjourned(session, game):  # no clock, or one stopped with its tournament
+    if turn is None or (in_tournament and tournaments.adjourned(session, game)):  # no clock, or one stopped with its tournament
         game.clock_due_at = None
         session.add(game)
         return None

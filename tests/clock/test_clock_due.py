@@ -257,10 +257,10 @@ def test_a_game_whose_check_fails_waits_and_the_others_go_on(clocked, monkeypatc
     ids = games_between(clocked, 3, START - 6 * DAY)
     real = timekeeper._check
 
-    def check(session, settings, templates, game, at):  # noqa: ANN001, ANN202
+    def check(session, settings, templates, game, at, *rest):  # noqa: ANN001, ANN002, ANN202
         if game.id == ids[0]:
             raise RuntimeError("a broken game")
-        return real(session, settings, templates, game, at)
+        return real(session, settings, templates, game, at, *rest)
 
     monkeypatch.setattr(timekeeper, "_check", check)
     assert tick(clocked, START) == timekeeper.Round(2, 0)
