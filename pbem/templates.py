@@ -145,6 +145,7 @@ class Templates:
     ) -> None:
         self.root = Path(root) if root is not None else TEMPLATES
         self.guard = guard
+        self._wrapped: dict[tuple[str, int], tuple[str, ...]] = {}
         self._envs: dict[str, Environment] = {}
         self._html_envs: dict[str, Environment] = {}
         self.env = self.environment(DEFAULT)
@@ -222,12 +223,23 @@ class Templates:
             if line.isascii() and len(line) <= width and _KEEP not in line and _GLUE not in line:
                 lines.append(line)  # what `_wrap` makes of a line that fits, without the call
             else:
-                lines.extend(_wrap(line, self.guard, width))
+                lines.extend(self._wrapped_line(line, width))
         collapsed: list[str] = []
         for line in lines:  # templates may leave runs of blank lines where blocks are empty
             if line or (collapsed and collapsed[-1]):
                 collapsed.append(line)
         return Rendered(subject=subject, body="\n".join(collapsed).strip("\n") + "\n")
+
+    def _wrapped_line(self, line: str, width: int) -> tuple[str, ...]:
+        """`_wrap` of a line, wrapped once: the same lines (a footer, a hint, a board's
+        legend) recur in mail after mail."""
+        key = (line, width)
+        found = self._wrapped.get(key)
+        if found is None:
+            if len(self._wrapped) >= 8192:
+                self._wrapped.clear()
+            found = self._wrapped[key] = tuple(_wrap(line, self.guard, width))
+        return found
 
     def html(self, name: str, language: str = DEFAULT, **context: Any) -> str:
         """An HTML template of `templates/html/`, every value escaped."""
