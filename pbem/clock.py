@@ -355,6 +355,16 @@ class TurnClock:
 
 
 _SENT = select(Reminder.hours).where(Reminder.game_id == bindparam("game"), Reminder.ply == bindparam("ply"))
+_SENT_AHEAD = "pbem.clock.sent"
+
+
+def read_ahead(session: Session, game: Game, holidays: list[Vacation], sent: Sequence[float]) -> None:
+    """What the clock round read for a batch of due games, handed to the transaction of one of
+    them (locked, and checked unchanged since): the vacations of the player on move that may
+    pause this turn (`vacations(..., since=turn start)`) and the reminders sent in it, so that
+    `turn_clock` need not read them again."""
+    session.info.setdefault(_HOLIDAYS, {})[(game.player_id(game.turn), game.turn_started_at)] = holidays
+    session.info.setdefault(_SENT_AHEAD, {})[(game.id, game.ply)] = list(sent)
 
 
 def turn_clock(session: Session, game: Game, reminders: Sequence[float], fresh: bool = False) -> TurnClock | None:
@@ -373,7 +383,8 @@ def turn_clock(session: Session, game: Game, reminders: Sequence[float], fresh: 
         until = _deadline(game, mover, _holidays(session, mover.id, game.turn_started_at))
         unsent = {h: until - timedelta(hours=h) for h in reminders}
         if unsent and not fresh:
-            for hours in session.exec(_SENT, params={"game": game.id, "ply": game.ply}):
+            ahead = session.info.get(_SENT_AHEAD, {}).pop((game.id, game.ply), None)  # once: its own rows come next
+            for hours in ahead if ahead is not None else session.exec(_SENT, params={"game": game.id, "ply": game.ply}):
                 unsent.pop(hours, None)
     return TurnClock(mover, game.turn_started_at, until, unsent)
 

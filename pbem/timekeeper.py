@@ -30,7 +30,7 @@ from pbem import games as G
 from pbem.commands.reader import guarded_templates
 from pbem.config import Settings
 from pbem.db import transaction
-from pbem.models import Game, Move, Player, Reminder, TournamentGame
+from pbem.models import Game, Move, Player, Reminder, TournamentGame, Vacation
 from pbem.templates import Templates
 from pbem.wallclock import now
 
@@ -59,12 +59,15 @@ def tick(engine: Engine, settings: Settings, templates: Templates | None = None)
         fresh = [game_id for game_id in ids if game_id not in seen]
         if fresh and templates is None:
             templates = guarded_templates(settings)
-        ahead = _newest_moves(engine, fresh)
-        boards = _in_tournaments(engine, fresh)
+        with Session(engine) as session:  # what the batch's games need, read for all at once
+            ahead = _moves(session, fresh)
+            boards = _in_tournaments(session, fresh)
+            clocks = _clocks_ahead(session, fresh)
         for game_id in fresh:
             try:
                 with transaction(engine) as session:
-                    done = _handle(session, settings, templates, game_id, at, ahead.get(game_id), game_id in boards)
+                    done = _handle(session, settings, templates, game_id, at, ahead.get(game_id), game_id in boards,
+                                   clocks.get(game_id))
             except Exception:  # one broken game must not stop the clock of the others
                 log.exception("clock: game #%s failed", game_id)
                 _retry_later(engine, game_id, at + timedelta(seconds=settings.clock_interval))
@@ -95,15 +98,21 @@ def _due_query(at: datetime) -> SelectOfScalar[int]:
 def _newest_moves(engine: Engine, ids: list[int]) -> dict[int, tuple[int, Move]]:
     """The newest move of each of the games `ids` with the game's version then, in one query
     for a batch: the mails of a due game show its last move, a query per game otherwise."""
+    with Session(engine) as session:
+        return _moves(session, ids)
+
+
+_NEWEST = (
+    select(Game.version, Move)
+    .join(Move, (Move.game_id == Game.id) & (Move.ply == Game.ply))
+    .where(Game.id.in_(bindparam("games", expanding=True)))
+)
+
+
+def _moves(session: Session, ids: list[int]) -> dict[int, tuple[int, Move]]:
     if not ids:
         return {}
-    query = (
-        select(Game.version, Move)
-        .join(Move, (Move.game_id == Game.id) & (Move.ply == Game.ply))
-        .where(Game.id.in_(ids))
-    )
-    with Session(engine) as session:
-        return {move.game_id: (version, move) for version, move in session.exec(query)}
+    return {move.game_id: (version, move) for version, move in session.exec(_NEWEST, params={"games": ids})}
 
 
 _LOCKED = (  # built once, as the other statements of a due game: building one costs more than running it
@@ -115,31 +124,81 @@ _LOCKED = (  # built once, as the other statements of a due game: building one c
 )
 
 
-def _in_tournaments(engine: Engine, ids: list[int]) -> set[int]:
+def _in_tournaments(session: Session, ids: list[int]) -> set[int]:
     """Which of the games `ids` are boards of a tournament (whose clock an adjournment may
     stop), in one query for a batch: a game is paired into its tournament when it is made,
     so the others need no look at the tournaments each."""
     if not ids:
         return set()
-    with Session(engine) as session:
-        return set(session.exec(select(TournamentGame.game_id).where(TournamentGame.game_id.in_(ids))))
+    return set(session.exec(select(TournamentGame.game_id).where(TournamentGame.game_id.in_(ids))))
+
+
+@dataclass(frozen=True)
+class _Clock:
+    """A due game's clock as a batch read it: the game's fields it hangs on, the vacations of
+    the player on move that may pause the turn, and the reminders sent in it."""
+
+    seen: tuple[object, ...]  # version, ply, turn, turn start, next event: `_seen`
+    holidays: list[Vacation]
+    sent: list[float]
+
+
+def _seen(game: Game) -> tuple[object, ...]:
+    """What changes whenever the vacations or reminders that count for a game's turn may have:
+    a move (version, ply), a new turn, or a new schedule (every vacation started or ended and
+    every reminder sent stores the next event anew, later than the one that was due)."""
+    return (game.version, game.ply, game.turn, game.turn_started_at, game.clock_due_at)
+
+
+_CLOCKS = select(Game.id, Game.version, Game.ply, Game.turn, Game.turn_started_at, Game.clock_due_at,
+                 Game.player0_id, Game.player1_id).where(Game.id.in_(bindparam("games", expanding=True)))
+_SENT = select(Reminder.game_id, Reminder.ply, Reminder.hours).where(Reminder.game_id.in_(bindparam("games", expanding=True)))
+_AWAY = select(Vacation).where(Vacation.player_id.in_(bindparam("players", expanding=True)),
+                               Vacation.ends_at > bindparam("since")).order_by(Vacation.starts_at)
+
+
+def _clocks_ahead(session: Session, ids: list[int]) -> dict[int, _Clock]:
+    """The clocks of the due games `ids`, in three queries for a batch (a game, its mover's
+    vacations, its reminders sent: a query each per game otherwise)."""
+    if not ids:
+        return {}
+    games = [row for row in session.exec(_CLOCKS, params={"games": ids}) if row.turn_started_at is not None]
+    if not games:
+        return {}
+    movers = {row.id: (row.player0_id, row.player1_id)[row.turn] for row in games}
+    since = min(row.turn_started_at for row in games)
+    away = list(session.exec(_AWAY, params={"players": sorted(set(movers.values())), "since": since}))
+    sent: dict[tuple[int, int], list[float]] = {}
+    for game_id, ply, hours in session.exec(_SENT, params={"games": [row.id for row in games]}):
+        sent.setdefault((game_id, ply), []).append(hours)
+    return {
+        row.id: _Clock(
+            (row.version, row.ply, row.turn, row.turn_started_at, row.clock_due_at),
+            [v for v in away if v.player_id == movers[row.id] and v.ends_at > row.turn_started_at],
+            sent.get((row.id, row.ply), []),
+        )
+        for row in games
+    }
 
 
 def _handle(
     session: Session, settings: Settings, templates: Templates, game_id: int, at: datetime,
-    newest: tuple[int, Move] | None = None, in_tournament: bool = True,
+    newest: tuple[int, Move] | None = None, in_tournament: bool = True, ahead: _Clock | None = None,
 ) -> str | None:
     """One due game, locked and read afresh with its two players (one query; kept loaded
     for the mails): skipped when another daemon holds it or has handled it; else checked
     (`_check` stores its next event). `newest` is its newest move read ahead with the game's
     version: while the version is the same, it is still the newest, and the mails take it.
-    A game not `in_tournament` is not asked whether its tournament is adjourned."""
+    A game not `in_tournament` is not asked whether its tournament is adjourned; its clock
+    read `ahead` serves while the game is as it was then."""
     rows = session.exec(_LOCKED, params={"game": game_id}).all()
     game = rows[0][0] if rows else None
     if game is None or game.status != "active" or game.clock_due_at is None or game.clock_due_at > at:
         return None
     if newest is not None and newest[0] == game.version and newest[1].ply == game.ply:
         session.info.setdefault("pbem.moves", {})[game.id] = newest[1]  # as `games.play` keeps it
+    if ahead is not None and ahead.seen == _seen(game):
+        clock.read_ahead(session, game, ahead.holidays, ahead.sent)
     return _check(session, settings, templates, game, now(), in_tournament)
 
 

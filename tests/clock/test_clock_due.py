@@ -414,3 +414,33 @@ def test_a_move_read_ahead_is_not_shown_once_the_game_has_changed(clocked) -> No
     assert g.ply == 2
     for address in (ALICE, BOB):
         assert "The last move was d4 by bob." in body(clocked.last(address))
+
+
+def test_a_round_reads_the_clocks_of_its_games_at_once(clocked) -> None:
+    start_game(clocked)  # Bob on move: deadline START + 7 days
+    with freeze_time(START + DAY):
+        say(clocked, BOB, "vacation 2")
+    with freeze_time(START + 2 * DAY):
+        say(clocked, BOB, "back")  # paused a day: the deadline is START + 8 days
+    with statements(clocked.engine) as seen:
+        assert tick(clocked, START + 6 * DAY + HOUR) == timekeeper.Round(1, 0)  # 48 hours before it
+    read = [s for s, _ in seen if "FROM vacation" in s or "FROM reminder" in s]
+    assert len(read) == 2 and all(" IN (" in s for s in read)  # once each for the batch, not per game
+    assert tick(clocked, START + 7 * DAY + HOUR) == timekeeper.Round(1, 0)  # 24 hours before: the 48 is sent
+    assert tick(clocked, START + 8 * DAY - HOUR) == timekeeper.Round(0, 0)
+    assert tick(clocked, START + 8 * DAY + HOUR) == timekeeper.Round(0, 1)
+    assert kinds(clocked, BOB).count("reminder") == 2
+
+
+def test_a_clock_read_ahead_is_not_used_once_the_game_has_changed(clocked) -> None:
+    start_game(clocked)  # Bob on move: deadline START + 7 days
+    with Session(clocked.engine) as session:
+        ahead = timekeeper._clocks_ahead(session, [1])
+    assert ahead[1].holidays == [] and ahead[1].sent == []
+    with freeze_time(START + DAY):
+        say(clocked, BOB, "vacation 5")  # the deadline moves on by 5 days: what was read ahead is stale
+    at = START + 10 * DAY + HOUR  # past the old deadline, 48 hours before the new one
+    with freeze_time(at), transaction(clocked.engine) as session:
+        assert timekeeper._handle(session, clocked.service.settings, clocked.service.templates, 1, at,
+                                  None, False, ahead[1]) == "reminder"
+    assert game(clocked).status == "active"
