@@ -76,7 +76,9 @@ class Speaker:
         self.code = known(code)
         self.locale = Locale.parse(self.code)
         self._catalog = translations(self.code)
-        self._numbers: dict[tuple[type, float], str] = {}
+        self._numbers: dict[tuple[type, float], str] = {}  # what Babel wrote, kept: it writes slowly
+        self._moments: dict[tuple[datetime, tzinfo | None, tzinfo | None], str] = {}
+        self._dates: dict[tuple[type, date, tzinfo | None], str] = {}
 
     def __repr__(self) -> str:
         return f"Speaker({self.code!r})"
@@ -104,15 +106,28 @@ class Speaker:
         """A moment as the locale writes it, with its zone's name: "Tue 8 Dec 2026, 14:00
         Europe/Rome". An aware `moment` is shown in its own zone unless `zone` is given."""
         zone = zone or moment.tzinfo
+        key = (moment, moment.tzinfo, zone)  # aware moments equal at one instant: their zones tell them apart
+        said = self._moments.get(key)
+        if said is not None:  # a mail's two parts (and both players' mails) say the same deadline
+            return said
         if self.code == DEFAULT:  # the form English mails have always had
             day = format_datetime(moment, "EEE d MMM y, HH:mm", tzinfo=zone, locale=self.locale)
         else:
             day = (f"{format_skeleton('yMMMEd', moment, tzinfo=zone, locale=self.locale)} "
                    f"{format_skeleton('Hm', moment, tzinfo=zone, locale=self.locale)}")
-        return f"{day} {getattr(zone, 'key', 'UTC')}"
+        if len(self._moments) >= 4096:
+            self._moments.clear()
+        said = self._moments[key] = f"{day} {getattr(zone, 'key', 'UTC')}"
+        return said
 
     def date(self, day: date | datetime) -> str:
-        return format_date(day, "medium", locale=self.locale)
+        key = (type(day), day, getattr(day, "tzinfo", None))
+        said = self._dates.get(key)
+        if said is None:
+            if len(self._dates) >= 4096:
+                self._dates.clear()
+            said = self._dates[key] = format_date(day, "medium", locale=self.locale)
+        return said
 
     def value(self, key: str, value: Any) -> Any:
         """A parameter as this language shows it."""
