@@ -7,7 +7,9 @@ are in progress. Each due game is then handled in its own transaction, which loc
 checks again that it is due (another daemon may have handled it): each due reminder is sent
 once (a `Reminder` row per game, turn and point makes that survive restarts), an overdue
 game ends through `games.finish`, and the game's next event is stored, all with the mails
-it queues.
+it queues. What the games of a batch need to be looked at is read for the whole batch first
+(their newest moves, which are boards of a tournament, their clocks), and a game's
+transaction takes it only while the game is as it was then.
 
 The stored events follow the `reminders` in force when they were computed. After a change
 of that setting each game catches up at its next stored event (or move): a point removed
