@@ -176,3 +176,10 @@ def test_a_stale_answer_is_dropped(server) -> None:
     assert len(server.mails(ALICE)) == before
     assert _runner(server) == 1  # the bot plays its move instead
     assert len(_moves(server)) == 2 and _game(server).draw_offer is None
+
+
+def test_the_help_of_challenge_says_how_a_bot_answers_offers(server) -> None:
+    server.say(ALICE, "help challenge")
+    body = flat(server.last(ALICE))
+    assert "A bot answers a draw offer (draw) within seconds: it accepts when it is not ahead" in body
+    assert "A take-back request (takeback) it accepts at level 1, where you practise; at levels 2 and 3" in body
