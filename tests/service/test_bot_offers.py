@@ -11,7 +11,7 @@ from sqlmodel import Session, select
 from pbem import botrunner
 from pbem import games as G
 from pbem.db import transaction
-from pbem.models import AdminAction, Game, Move, Player
+from pbem.models import AdminAction, Game, Move, Player, Vacation
 from tests.service.mailer import reply_to
 from tests.service.players import ALICE, flat
 
@@ -183,3 +183,15 @@ def test_the_help_of_challenge_says_how_a_bot_answers_offers(server) -> None:
     body = flat(server.last(ALICE))
     assert "A bot answers a draw offer (draw) within seconds: it accepts when it is not ahead" in body
     assert "A take-back request (takeback) it accepts at level 1, where you practise; at levels 2 and 3" in body
+
+
+def test_an_offer_stays_due_when_the_clock_is_rescheduled(server) -> None:
+    _bot_game(server, level=2)
+    _position(server, BOT_AHEAD)
+    _answer(server, "draw")
+    server.say(ALICE, "vacation 3")  # every game of hers is rescheduled
+    with Session(server.engine) as session:
+        assert len(session.exec(select(Vacation)).all()) == 1
+    game = _game(server)
+    assert game.draw_offer == 0 and game.bot_due_at is not None
+    assert _runner(server) == 1 and _game(server).draw_offer is None
