@@ -5,6 +5,8 @@ which `rules.format` writes) and `Stats` (nodes searched, depth reached). Result
 the arguments: a node budget per level and game bounds the work; a caller who must answer in
 time passes `Budget(nodes, deadline)`, whose deadline only cuts iterative deepening early.
 Level 1 plays a random reasonable move (a beginner can win), level 3 the strongest.
+`accepts_draw` and `accepts_takeback` are the bots' answers to their opponent's offers
+(`bots.manners`).
 """
 
 from __future__ import annotations
@@ -12,13 +14,14 @@ from __future__ import annotations
 from typing import Any
 
 from bots import ataxx, capturego, myriades
+from bots.manners import accepts_draw, accepts_takeback
 from bots.search import Budget, Stats
 from engine.ataxx import Ataxx
 from engine.base import Rules
 from engine.capturego import CaptureGo
 from engine.myriades import Myriades
 
-__all__ = ["LEVELS", "Budget", "Stats", "budget_for", "choose", "name"]
+__all__ = ["LEVELS", "Budget", "Stats", "accepts_draw", "accepts_takeback", "budget_for", "choose", "name"]
 
 #: the levels a bot plays at
 LEVELS = (1, 2, 3)

@@ -6,7 +6,8 @@ A request is about one ply: the sender's own last move, while the opponent has n
 since. Accepting undoes that ply through `pbem.games.undo` (the engine replays the rest),
 gives the move back to the sender with a fresh turn on the clock, drops the game's pending
 conditional lines (the position they answer is gone) and keeps the undone move in the
-audit trail, where `pbem admin game` shows it beside the operator's changes.
+audit trail, where `pbem admin game` shows it beside the operator's changes. The checks are
+here; what a request and its answer do is in `pbem.offers`, which the bot runner shares.
 """
 
 from __future__ import annotations
@@ -16,13 +17,13 @@ from typing import Literal
 from sqlmodel import select
 
 from engine.phrases import phrase
-from pbem import audit, clock, conditionals, notify
 from pbem import games as G
+from pbem import offers
 from pbem.commands import words
 from pbem.commands.base import Call, Command, Context, register
 from pbem.errors import CommandError, GameError
 from pbem.i18n import N_
-from pbem.models import Game, Move, Player
+from pbem.models import Game, Move
 from pbem.wallclock import now
 
 Verb = Literal["ask", "accept", "refuse"]
@@ -133,10 +134,7 @@ def _ask(ctx: Context, game: Game, side: int) -> None:
             phrase("Your opponent has not answered yet; the request lapses when they move."),
             game, code="takeback.already_asked", params={"game": game.id},
         )
-    game.takeback_offer = side
-    G.touch(game, now())
-    session.add(game)
-    ctx.add(notify.tell(session, "takeback_asked", game, ctx.player, move=last.notation, by=ctx.player.name))
+    ctx.add(offers.ask_takeback(session, game, ctx.player, last, now()))
 
 
 def _has_moved(ctx: Context, game: Game, side: int) -> bool:
@@ -160,35 +158,11 @@ def _request(game: Game, side: int, answer: str) -> None:
 def _accept(ctx: Context, game: Game, side: int) -> None:
     """Undo the requester's last ply and give them the move again, on a fresh turn."""
     _request(game, side, "accept")
-    session, at = ctx.session, now()
-    requester = session.get(Player, game.player_id(1 - side))
-    (undone,) = G.undo(session, game, 1, at)
-    game.turn_started_at, game.clock_credit = at, 0  # the requester's turn starts anew
-    # Conditional lines answer moves from the position that is gone: none of them holds any more,
-    # and their owners are told (in the mail about the take-back: one mail per player and game).
-    notices = conditionals.drop_all(session, game)
-    for letter in notices:  # the one who accepts reads theirs in the reply to this mail
-        letter.reply = letter.player.id == ctx.player.id
-    dropped = sum(len(letter.data["lines"]) for letter in notices)
-    audit.record(
-        session, f"player {requester.address}", "takeback", at,
-        detail=f"took back {undone.notation} (move {undone.ply})",
-        reason=f"accepted by {ctx.player.address}", game=game, player=requester,
-    )
-    ctx.add(notify.tell(session, "takeback_accepted", game, ctx.player, move=undone.notation, by=requester.name,
-                            dropped=dropped))
-    ctx.add(notices)
-    clock.reschedule(session, game, ctx.settings.reminders, fresh=True)  # after the mails: their players are loaded
+    ctx.add(offers.accept_takeback(ctx.session, game, ctx.player, now(), ctx.settings.reminders))
 
 
 def _refuse(ctx: Context, game: Game, side: int) -> None:
     """The request is gone; the game goes on from the same position."""
     _request(game, side, "refuse")
     ctx.game_hint = ctx.inbound.game_id = game.id  # as the runner does for a line that needs the board
-    last = G.last_move(ctx.session, game)
-    game.takeback_offer = None
-    G.touch(game, now())
-    ctx.session.add(game)
-    requester = ctx.session.get(Player, game.player_id(1 - side))
-    ctx.add(notify.tell(ctx.session, "takeback_refused", game, ctx.player,
-                        move=last.notation if last else "", by=requester.name))
+    ctx.add(offers.refuse_takeback(ctx.session, game, ctx.player, now()))
