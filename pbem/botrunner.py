@@ -101,13 +101,13 @@ def think(engine: Engine, settings: Settings, game_id: int) -> Thought | None:
         version, ply, level = game.version, game.ply, bot.bot_level
     log.info("bot %s thinking: game #%d, move %d", bot.name, game_id, ply + 1)
     until = time.monotonic() + settings.bot_seconds
+    spent = bots.deadline(time.thread_time)  # the search's own CPU: a busy machine still answers in time
 
     def late() -> bool:
         faults.crash_point("bot-thinking")  # a test hook: a kill in the middle of a search
-        return time.monotonic() >= until
+        return spent() or time.monotonic() >= until
 
-    budget = bots.budget_for(rules, level)
-    move, stats = bots.choose(rules, pos, level, seed(game_id, ply), bots.Budget(budget.nodes, late, budget.max_depth))
+    move, stats = bots.choose(rules, pos, level, seed(game_id, ply), bots.budget_for(rules, level, late))
     faults.crash_point("bot-searched")
     return Thought(game_id, version, ply, rules.format(pos, move), stats.nodes, stats.depth)
 
