@@ -169,6 +169,7 @@ def ladder_view(session: Session, tournament: Tournament, viewer: Player | None 
     rows = boards(session, tournament)
     games = {g.id: g for g in session.exec(select(Game).where(Game.id.in_([r.game_id for r in rows if r.game_id])))}
     ladder = Ladder(tuple(ids), tournament.reach or 1)
+    starts = {e.player_id: e.rating_start for e in field}
     record = {pid: [0, 0, 0] for pid in ids}  # won, drawn, lost
     for row in rows:
         if row.first_points is None or (row.forfeit and not row.first_points and not row.second_points):
@@ -202,6 +203,7 @@ def ladder_view(session: Session, tournament: Tournament, viewer: Player | None 
             "place": at, "name": players[pid].name, "address": players[pid].address,
             "rating": round(ratings.get(pid, 1500.0)), "won": record[pid][0], "drawn": record[pid][1],
             "lost": record[pid][2], "playing": playing.get(pid),
+            "rating_change": round(ratings.get(pid, start) - start) if (start := starts.get(pid)) is not None else None,
         } for at, pid in enumerate(ids, start=1)],
         "challenges": [challenge(r) for r in open_rows],
         "recent": [{**challenge(r), "result": games[r.game_id].result,

@@ -162,6 +162,12 @@ def test_a_ladder_from_sign_up_through_challenges_to_its_close(server) -> None:
     assert "the final table" in final["Subject"]
     body = flat(final)
     assert body.index("ann") < body.index("dan") < body.index("cat") < body.index("eve") < body.rindex("ben")
+    assert "The last column: each player's rating change since they joined the ladder." in body
+    with Session(server.engine) as session:
+        shown = ladders.view(session, T.get(session, tid))
+    change = {p["name"]: p["rating_change"] for p in shown["places"]}
+    assert change["dan"] > 0 and change["ann"] == 0  # dan beat ben; ann never played
+    assert f"dan {2 * ' '}" in text(final) and f"+{change['dan']}" in text(final)
     server.say(PLAYERS[3], f"ladder {tid} 1")
     assert f"The ladder #{tid} is over." in flat(server.last(PLAYERS[3]))
     assert {"ladder_started", "ladder_result", "tournament_game", "tournament_final"} <= _read_safely(server)
