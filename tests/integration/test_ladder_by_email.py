@@ -18,7 +18,7 @@ from pbem.models import Game, TournamentGame
 from tests.integration.daemon import POLLING, DaemonProcess
 from tests.integration.test_tournament_by_email import _admin, _flat
 from tests.integration.waits import wait_until
-from tests.service.mailer import compose, parse, reply_to, text
+from tests.service.mailer import compose, parse, reply_to
 
 pytestmark = pytest.mark.integration
 
