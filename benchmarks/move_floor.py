@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import email
 import sqlite3
-from email import charset
 import time
 from collections.abc import Sequence
+from email import charset
 from email.mime.multipart import MIMEMultipart
 from email.mime.text import MIMEText
 from pathlib import Path
