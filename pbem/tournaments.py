@@ -125,7 +125,11 @@ def join(session: Session, tournament: Tournament, player: Player, now: datetime
     return entry
 
 
-def leave(session: Session, tournament: Tournament, player: Player) -> None:
+def leave(session: Session, tournament: Tournament, player: Player, now: datetime) -> list[Letter]:
+    """Take the player's name off before the start (no letters: the command replies). Once it
+    runs this is resigning the tournament: withdrawn as by the operator, their game of this round
+    to the opponent and the rest forfeits, with the letters to tell them. A ladder's player
+    leaves between their games; those below move up."""
     entry = _entry(session, tournament, player)
     if entry is None or entry.withdrawn:
         raise CommandError(
@@ -143,15 +147,18 @@ def leave(session: Session, tournament: Tournament, player: Player) -> None:
         entry.withdrawn, entry.withdrawn_reason = True, "left the ladder"
         session.add(entry)
         ladders.close_up(session, tournament)
-        return
+        return []
+    if tournament.status == "running":
+        return withdraw(session, tournament, player, "resigned the tournament", now, resigned=True)
     if tournament.status != "open":
         raise CommandError(
-            phrase("The tournament #{tournament} has started: you can no longer leave it.", tournament=tournament.id),
-            phrase("If you cannot go on, write to the operator."),
-            code="tournament.started", params={"tournament": tournament.id},
+            phrase("The tournament #{tournament} is over.", tournament=tournament.id),
+            phrase("Write {command} to see where it stands.", command=f"tournament {tournament.id}"),
+            code="tournament.over", params={"tournament": tournament.id},
         )
     session.delete(entry)
     session.flush()
+    return []
 
 
 # ---------------------------------------------------------------------------- the start
@@ -282,10 +289,11 @@ def _withdraw_on_time(session: Session, tournament: Tournament, rows: list[Tourn
 
 
 def withdraw(
-    session: Session, tournament: Tournament, player: Player, reason: str, now: datetime
+    session: Session, tournament: Tournament, player: Player, reason: str, now: datetime, *, resigned: bool = False,
 ) -> list[Letter]:
-    """The operator withdraws a player: their game of this round is adjudicated to the opponent,
-    and their later games are forfeits. The player is told (before the start too: off the list)."""
+    """The operator withdraws a player (or they resign it, `resigned`): their game of this round is
+    adjudicated to the opponent, and their later games are forfeits. The player is told (before
+    the start too: off the list)."""
     entry = _entry(session, tournament, player)
     if entry is None or entry.withdrawn:
         raise ValueError(f"{player.address} is not playing in tournament #{tournament.id}")
@@ -300,7 +308,8 @@ def withdraw(
     if tournament.format == "ladder":
         letters, decided = ladders.withdraw_games(session, tournament, player, reason, now)
         ladders.close_up(session, tournament)
-        return letters + tournament_letters.withdrawn(session, tournament, entry, seeds, reason=reason, game=decided)
+        return letters + tournament_letters.withdrawn(session, tournament, entry, seeds, reason=reason, game=decided,
+                                                      resigned=resigned)
     letters: list[Letter] = []
     decided: int | None = None
     for row in boards(session, tournament, tournament.round):
@@ -311,7 +320,8 @@ def withdraw(
             G.adjudicate(session, game, 1 - game.side_of(player.id), f"withdrawn: {reason}", now)
             letters += notify.tell(session, "adjudicated", game, why=f"withdrawn: {reason}")
             decided = game.id
-    return letters + tournament_letters.withdrawn(session, tournament, entry, seeds, reason=reason, game=decided)
+    return letters + tournament_letters.withdrawn(session, tournament, entry, seeds, reason=reason, game=decided,
+                                                  resigned=resigned)
 
 
 def adjourn(session: Session, tournament: Tournament, now: datetime) -> None:

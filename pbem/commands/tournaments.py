@@ -77,7 +77,8 @@ class Join(Command):
 
 @register
 class Leave(Command):
-    """Take your name off a tournament you joined, before it starts.
+    """Take your name off a tournament you joined; once it has started, withdraw from it (your
+    game in progress goes to your opponent, the rest are forfeits).
 
     Write: leave 3
     """
@@ -85,15 +86,18 @@ class Leave(Command):
     name = "leave"
     # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("leave TOURNAMENT")
-    summary = N_("take your name off a tournament before it starts")
+    summary = N_("take your name off a tournament, or withdraw from it")
     requires_proof = True
     needs_current_records = True
     max_args = 1
 
     def run(self, ctx: Context, call: Call) -> None:
         tournament = _tournament(ctx, call, "leave 3", lock=True)
-        T.leave(ctx.session, tournament, ctx.player)
-        ctx.reply("tournament_left.txt", tournament=_summary(ctx, tournament))
+        letters = T.leave(ctx.session, tournament, ctx.player, now())
+        if letters:  # it had started: withdrawn, the reply among the letters
+            ctx.add(letters)
+        else:
+            ctx.reply("tournament_left.txt", tournament=_summary(ctx, tournament))
 
 
 @register
