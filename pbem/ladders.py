@@ -234,7 +234,8 @@ def withdraw_games(session: Session, tournament: Tournament, player: Player, rea
             continue
         game = session.get(Game, row.game_id)
         G.adjudicate(session, game, 1 - game.side_of(player.id), f"withdrawn: {reason}", now)
-        letters += notify.tell(session, "adjudicated", game, why=f"withdrawn: {reason}")
+        letters += notify.tell(session, "adjudicated", game, why=phrase(
+            "{name} is withdrawn from the tournament ({reason})", name=player.name, reason=reason))
         score(session, row)
         decided = game.id
     return letters, decided

@@ -318,7 +318,8 @@ def withdraw(
         game = session.get(Game, row.game_id)
         if game.status == "active":
             G.adjudicate(session, game, 1 - game.side_of(player.id), f"withdrawn: {reason}", now)
-            letters += notify.tell(session, "adjudicated", game, why=f"withdrawn: {reason}")
+            letters += notify.tell(session, "adjudicated", game, why=phrase(
+                "{name} is withdrawn from the tournament ({reason})", name=player.name, reason=reason))
             decided = game.id
     return letters + tournament_letters.withdrawn(session, tournament, entry, seeds, reason=reason, game=decided,
                                                   resigned=resigned)

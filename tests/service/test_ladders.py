@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 import threading
 
+import inscriptis
 import pytest
 from sqlmodel import Session, select
 
@@ -13,8 +15,9 @@ from pbem.db import make_engine, transaction
 from pbem.models import Entry, Game, Outbox, Player, TournamentGame
 from pbem.wallclock import now
 from tests.databases import throwaway
+from tests.languages import english_left, too_wide, without_quotes
 from tests.service.conftest import _server
-from tests.service.mailer import text
+from tests.service.mailer import parse, text
 from tests.service.test_tournaments import _read_safely
 
 PLAYERS = ["ann@example.org", "ben@example.org", "cat@example.org", "dan@example.org"]
@@ -202,6 +205,88 @@ def test_a_ladder_has_no_rounds_to_pair_or_adjourn(server) -> None:
         assert T.advance(session, tournament, server.service.settings.reminders, now()) == []
         with pytest.raises(ValueError, match="reach"):
             T.create(session, "Too far", "ladder", "ataxx", now(), reach=40)
+
+
+def _operator(server, letters) -> None:
+    with transaction(server.engine) as session:
+        post.post(session, server.service.settings, server.service.templates, letters(session))
+
+
+@pytest.mark.parametrize("language", ["it", "ru", "uk", "ko", "zh"])
+def test_every_ladder_mail_speaks_the_readers_language(server, language) -> None:
+    ann, ben, cat, dan = PLAYERS
+    for address in (*PLAYERS, EVE):
+        server.say(address, "help")
+        server.say(address, f"language {language}")
+    with Session(server.engine) as session:
+        before = max(session.exec(select(Outbox.id)).all())  # the mails before they chose their language
+    with transaction(server.engine) as session:
+        tid = T.create(session, "Club Ladder", "ladder", "ataxx", now(), days=3, reach=2).id
+        cup = T.create(session, "Cup", "roundrobin", "ataxx", now(), days=3).id
+    for address in PLAYERS:
+        server.say(address, f"join {tid}")
+    server.say(ann, f"tournament {tid}")
+    server.say(ann, f"ladder {tid} 2")  # not started yet
+    _operator(server, lambda s: T.start(s, T.get(s, tid), server.service.settings.reminders, now()))
+    settings = server.service.settings
+
+    # the refusals, each with what to write instead
+    for address, line in (
+        (dan, f"ladder {tid} 1"),  # too far above
+        (dan, f"ladder {tid} 4"),  # oneself
+        (cat, f"ladder {tid} 4"),  # below
+        (dan, f"ladder {tid} zed"),  # nobody
+        (dan, "ladder"),  # no number
+        (dan, f"ladder {cup} 2"),  # not a ladder
+        (EVE, f"ladder {tid} 1"),  # not on it
+    ):
+        server.say(address, line)
+    with Session(server.engine) as session:
+        assert session.exec(select(TournamentGame).where(TournamentGame.tournament_id == tid)).all() == []
+
+    # a newcomer at the bottom, two challenges at once, and what may not be done meanwhile
+    server.say(EVE, "tournaments")
+    server.say(EVE, f"join {tid}")
+    server.say(dan, f"ladder {tid} 2")  # dan (4) challenges ben (2)
+    game = _challenge_game(server, tid, dan)
+    server.say(dan, f"ladder {tid} 3")  # one challenge of one's own at a time
+    server.say(cat, f"ladder {tid} ben")  # ben defends one already
+    server.say(ben, f"leave {tid}")  # not with a game in progress
+    server.say(EVE, f"ladder {tid} cat")
+    cats = _challenge_game(server, tid, EVE)
+    server.say(dan, f"ladder {tid}")
+    server.say(ann, f"tournament {tid}")
+
+    # the places move once each game ends; the higher player's win moves nothing
+    server.say(ben, f"resign {game.id}")
+    server.say(EVE, f"resign {cats.id}")
+    assert tournament_rounds.advance_due(server.engine, settings) == 2
+    assert _places(server, tid) == ["ann", "dan", "cat", "ben", "eve"]
+
+    # ben challenges cat and is withdrawn meanwhile; eve leaves; the operator closes the ladder
+    server.say(ben, f"ladder {tid} 3")
+    _operator(server, lambda s: T.withdraw(s, T.get(s, tid), s.exec(select(Player).where(
+        Player.address == ben)).one(), "asked to stop", now()))
+    server.say(EVE, f"leave {tid}")
+    server.say(dan, "help ladder")
+    _operator(server, lambda s: T.close(s, T.get(s, tid), now()))
+    server.say(dan, f"ladder {tid} 1")  # over
+
+    with Session(server.engine) as session:
+        rows = session.exec(select(Outbox).where(Outbox.id > before).order_by(Outbox.id)).all()
+    for row in rows:
+        mail = parse(row.message)
+        body = text(mail).replace("\r\n", "\n")
+        assert too_wide(body) == [], f"{language} {row.template}: too wide\n{body}"
+        ours = re.sub(r"asked\s+to\s+stop", "", body)  # the operator's own words for the withdrawal
+        assert english_left(ours, language) == [], f"{language} {row.template}:\n{body}"
+        assert english_left(mail["Subject"], language) == [], mail["Subject"]
+        html = mail.get_body(("html",))
+        if html is not None:
+            words = re.sub(r"asked\s+to\s+stop", "", inscriptis.get_text(without_quotes(html.get_content())))
+            assert english_left(words, language) == [], f"{language} {row.template}: English left in the HTML part"
+    assert {"ladder_started", "ladder_result", "tournament_game", "tournament_final", "tournament_withdrawn",
+            "tournament_joined", "tournament_left", "tournament", "tournaments"} <= {row.template for row in rows}
 
 
 @pytest.fixture
