@@ -258,6 +258,23 @@ def test_a_second_request_or_a_move_before_the_bot_answers(server) -> None:
         assert session.exec(select(AdminAction)).all() == []
 
 
+def test_against_a_bot_that_moved_first_only_her_own_move_and_its_answer_go(server) -> None:
+    _bot_game(server, level=1, colour="second")
+    assert _runner(server) == 1  # the bot opens
+    _answer(server, "takeback")
+    assert "You have not played a move in game #1 yet, so there is none to take back." in flat(server.last(ALICE))
+    opening = _moves(server)[0].notation
+    _answer(server, _legal(server))
+    assert _runner(server) == 1
+    assert (_game(server).ply, _game(server).turn) == (3, 1)
+    _answer(server, "takeback")
+    assert _runner(server) == 1
+    game = _game(server)
+    assert (game.ply, game.turn, game.takeback_offer, game.bot_due_at) == (1, 1, None, None)
+    assert [m.notation for m in _moves(server)] == [opening]  # the bot's opening stays
+    assert _runner(server) == 0
+
+
 def test_takebacks_off_against_a_bot(server) -> None:
     server.say(ALICE, "challenge ataxx bot level=1 colour=first takebacks=off")
     server.confirm(ALICE)
