@@ -83,7 +83,8 @@ def bot_player(session: Session, kind: str, level: int, now: datetime) -> Player
 
 def offer_to(game: Game, side: int) -> str | None:
     """What `side` is asked to answer: "draw" (its opponent offers a draw), "takeback" (its
-    opponent asks to take back their last move) or None."""
+    opponent asks to take back their last move, or on their own move that move and the bot's
+    answer: `offers.plies`) or None."""
     if game.draw_offer == 1 - side:
         return "draw"
     if game.takeback_offer == 1 - side:

@@ -3,7 +3,9 @@ the opponent answers `takeback [ID] accept` or `takeback [ID] refuse` (or simply
 which lets the request lapse).
 
 A request is about one ply: the sender's own last move, while the opponent has not moved
-since. Accepting undoes that ply through `pbem.games.undo` (the engine replays the rest),
+since. Against a bot, which answers within seconds, it may also be about two, asked on the
+sender's own move: their last move and the bot's answer to it (`offers.answered`). Accepting
+undoes the plies through `pbem.games.undo` (the engine replays the rest),
 gives the move back to the sender with a fresh turn on the clock, drops the game's pending
 conditional lines (the position they answer is gone) and keeps the undone move in the
 audit trail, where `pbem admin game` shows it beside the operator's changes. The checks are
@@ -12,7 +14,7 @@ here; what a request and its answer do is in `pbem.offers`, which the bot runner
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, NoReturn
 
 from sqlmodel import select
 
@@ -59,8 +61,8 @@ def verb(args: list[str]) -> Verb | None:
 
 @register
 class Takeback(Command):
-    """Ask your opponent to take back your last move, before they have moved; or answer
-    their request.
+    """Ask your opponent to take back your last move, before they have moved (against a bot,
+    also after it: with its answer); or answer their request.
 
     Write: takeback          (or: takeback 42)
        or: takeback accept   (or: takeback 42 refuse)
@@ -106,7 +108,8 @@ class Takeback(Command):
 
 
 def _ask(ctx: Context, game: Game, side: int) -> None:
-    """The sender's last move, while the opponent is on move and has not answered it."""
+    """The sender's last move, while the opponent is on move and has not answered it; against
+    a bot, also on the sender's own move: their last move and the bot's answer."""
     session = ctx.session
     if not _has_moved(ctx, game, side):
         raise GameError(
@@ -115,18 +118,19 @@ def _ask(ctx: Context, game: Game, side: int) -> None:
         )
     last = G.last_move(session, game)
     if game.turn == side or last is None or last.side != side:
-        if game.takeback_offer == 1 - side:
-            hint = phrase(
-                "Your opponent asks to take back their last move: to let them, write {accept}; to say no, "
-                "write {refuse}.",
-                accept="takeback accept", refuse="takeback refuse",
+        pair = offers.answered(session, game, side)  # against a bot, which has answered already
+        if pair is None:
+            _answered_already(game, side)
+        mine, answer = pair
+        if game.takeback_offer == side:
+            raise GameError(
+                phrase("You have already asked to take back your move {move} and the bot's answer {answer} in "
+                       "game #{game}.", move=mine.notation, answer=answer.notation, game=game.id),
+                phrase("The bot has not answered yet; the request lapses if you move."),
+                game, code="takeback.already_asked", params={"game": game.id},
             )
-        else:
-            hint = phrase("A take-back is asked before your opponent answers your move.")
-        raise GameError(
-            phrase("It is your move in game #{game}: your opponent has answered your last move.", game=game.id),
-            hint, game, code="takeback.your_move", params={"game": game.id},
-        )
+        ctx.add(offers.ask_takeback(session, game, ctx.player, mine, now(), answer=answer))
+        return
     if game.takeback_offer == side:
         raise GameError(
             phrase("You have already asked to take back your move {move} in game #{game}.",
@@ -135,6 +139,22 @@ def _ask(ctx: Context, game: Game, side: int) -> None:
             game, code="takeback.already_asked", params={"game": game.id},
         )
     ctx.add(offers.ask_takeback(session, game, ctx.player, last, now()))
+
+
+def _answered_already(game: Game, side: int) -> NoReturn:
+    """Between people, a move answered cannot be taken back: the error that says so."""
+    if game.takeback_offer == 1 - side:
+        hint = phrase(
+            "Your opponent asks to take back their last move: to let them, write {accept}; to say no, "
+            "write {refuse}.",
+            accept="takeback accept", refuse="takeback refuse",
+        )
+    else:
+        hint = phrase("A take-back is asked before your opponent answers your move.")
+    raise GameError(
+        phrase("It is your move in game #{game}: your opponent has answered your last move.", game=game.id),
+        hint, game, code="takeback.your_move", params={"game": game.id},
+    )
 
 
 def _has_moved(ctx: Context, game: Game, side: int) -> bool:
