@@ -1,4 +1,4 @@
-"""How strong and how fast the bots are, run on demand: `python -m benchmarks.bots [--games N] [--kinds ...]`.
+"""How strong and how fast the bots are, on demand: `python -m benchmarks.bots [--games N] [--jobs N] ...`.
 
 Per game kind: every level against random play, level 3 against level 1, and (Ataxx variants
 and Capture Go) level 3 against a one-ply greedy player; each match over N seeded games with
@@ -12,6 +12,7 @@ level 1 under 50 ms.
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import platform
 import random
 import sys
@@ -48,10 +49,12 @@ search_nodes: dict[str, list[tuple[int, float]]] = defaultdict(list)
 
 
 def bot(level: int) -> Player:
+    """A bot as the service plays it: its node budget, cut at `bots.CPU_SECONDS` of this thread's CPU."""
     def play(rules: Rules, pos: Any, rng: random.Random) -> Any:
-        began = time.process_time()
-        move, stats = bots.choose(rules, pos, level, rng.randrange(1 << 30))
-        spent = time.process_time() - began
+        began = time.thread_time()
+        budget = bots.budget_for(rules, level, bots.deadline(time.thread_time))
+        move, stats = bots.choose(rules, pos, level, rng.randrange(1 << 30), budget)
+        spent = time.thread_time() - began
         times[(rules.name, level)].append(spent)
         if level == 3:
             search_nodes[rules.family].append((stats.nodes, spent))
@@ -80,15 +83,34 @@ def game(rules: Rules, first: Player, second: Player, seed: int) -> int | None:
     return rules.outcome(pos).winner
 
 
-def match(rules: Rules, hero: Player, villain: Player, games: int, seed: int) -> float:
-    """The hero's share of wins in percent, the colours alternating."""
-    wins = 0
-    for index in range(games):
-        if index % 2 == 0:
-            wins += game(rules, hero, villain, seed + index) == 0
-        else:
-            wins += game(rules, villain, hero, seed + index) == 1
-    return 100.0 * wins / games
+PLAYERS: dict[str, Callable[[], tuple[Player, Player]]] = {
+    "L1 vs random": lambda: (bot(1), random_player),
+    "L2 vs random": lambda: (bot(2), random_player),
+    "L3 vs random": lambda: (bot(3), random_player),
+    "L3 vs L1": lambda: (bot(3), bot(1)),
+    "L3 vs greedy": lambda: (bot(3), greedy_player),
+}
+
+
+def one_game(task: tuple[str, str, int]) -> tuple[str, str, bool, dict, dict]:
+    """One game of a match (the colours alternate with the index): whether the hero won, and the
+    CPU per move and the search's nodes it took (a worker process sends them back)."""
+    kind, label, index = task
+    times.clear()
+    search_nodes.clear()
+    rules = create(kind, KINDS[kind])
+    hero, villain = PLAYERS[label]()
+    if index % 2 == 0:
+        won = game(rules, hero, villain, 1000 + index) == 0
+    else:
+        won = game(rules, villain, hero, 1000 + index) == 1
+    return kind, label, won, dict(times), dict(search_nodes)
+
+
+def matches_of(kind: str, wanted: list[str] | None) -> list[str]:
+    rules = create(kind, KINDS[kind])
+    labels = [label for label in PLAYERS if label != "L3 vs greedy" or rules.family in ("ataxx", "capturego")]
+    return [label for label in labels if wanted is None or label in wanted]
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -104,26 +126,28 @@ def perft_rate() -> float:
     return nodes / (time.process_time() - began)
 
 
-def run(games: int, kinds: list[str]) -> None:
-    print(f"bots benchmark: {games} games per match, Python {platform.python_version()}, {platform.machine()}")
+def run(games: int, kinds: list[str], jobs: int = 1, wanted: list[str] | None = None) -> None:
+    print(f"bots benchmark: {games} games per match, {jobs} process(es), Python {platform.python_version()}, "
+          f"{platform.machine()}")
     rows = []
-    for kind in kinds:
-        rules = create(kind, KINDS[kind])
-        matches = {
-            "L1 vs random": (bot(1), random_player),
-            "L2 vs random": (bot(2), random_player),
-            "L3 vs random": (bot(3), random_player),
-            "L3 vs L1": (bot(3), bot(1)),
-        }
-        if rules.family in ("ataxx", "capturego"):
-            matches["L3 vs greedy"] = (bot(3), greedy_player)
-        for label, (hero, villain) in matches.items():
-            began = time.monotonic()
-            share = match(rules, hero, villain, games, seed=1000)
-            goal = GOALS[label]
-            verdict = "" if goal is None else ("ok" if share >= goal else f"BELOW {goal}%")
-            rows.append((kind, label, share, verdict))
-            print(f"  {kind:<13} {label:<13} {share:5.1f}% {verdict:<10} ({time.monotonic() - began:.0f} s)", flush=True)
+    with multiprocessing.Pool(jobs) as pool:
+        for kind in kinds:
+            for label in matches_of(kind, wanted):
+                began = time.monotonic()
+                won = 0
+                for _kind, _label, hero_won, spent, nodes in pool.imap_unordered(
+                        one_game, [(kind, label, index) for index in range(games)]):
+                    won += hero_won
+                    for key, values in spent.items():
+                        times[key].extend(values)
+                    for key, values in nodes.items():
+                        search_nodes[key].extend(values)
+                share = 100.0 * won / games
+                goal = GOALS[label]
+                verdict = "" if goal is None else ("ok" if share >= goal else f"BELOW {goal}%")
+                rows.append((kind, label, share, verdict))
+                print(f"  {kind:<13} {label:<13} {share:5.1f}% {verdict:<10} ({time.monotonic() - began:.0f} s)",
+                      flush=True)
     print("\nwins:")
     print(f"  {'kind':<13} {'match':<13} {'won':>6}")
     for kind, label, share, verdict in rows:
@@ -148,8 +172,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=100, help="games per match (default 100)")
     parser.add_argument("--kinds", nargs="+", choices=list(KINDS), default=list(KINDS))
+    parser.add_argument("--matches", nargs="+", choices=list(PLAYERS), help="only these matches")
+    parser.add_argument("--jobs", type=int, default=1, help="games played at once, one process each (default 1)")
     args = parser.parse_args(argv)
-    run(args.games, args.kinds)
+    run(args.games, args.kinds, args.jobs, args.matches)
 
 
 if __name__ == "__main__":

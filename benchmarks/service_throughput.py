@@ -27,6 +27,7 @@ import aiosmtplib
 from imap_tools import MailBoxUnencrypted
 from sqlmodel import Session, select
 
+from benchmarks import move_floor
 from benchmarks import service_common as C
 from pbem.db import make_engine, migrate
 from pbem.models import Outbox
@@ -35,29 +36,32 @@ from tests.integration.daemon import DaemonProcess
 from tests.mailrig import MailRig
 
 
-def imap_floor(rig: MailRig, folder: str, expected: int) -> float:
-    """Seconds imap-tools takes to fetch (BODY.PEEK[]) every message of `folder`."""
-    started = time.perf_counter()
+def imap_floor(rig: MailRig, folder: str, expected: int) -> tuple[float, float]:
+    """Seconds imap-tools takes to fetch (BODY.PEEK[]) every message of `folder`, parsed and its
+    text decoded, and the CPU this thread spent on it."""
+    started, cpu = time.perf_counter(), time.thread_time()
     with MailBoxUnencrypted(rig.host, rig.imap_port).login("game", rig.users["game"], folder) as box:
-        count = sum(1 for _ in box.fetch(mark_seen=False, bulk=50))
-    elapsed = time.perf_counter() - started
+        count = sum(1 for message in box.fetch(mark_seen=False, bulk=50) if message.text is not None)
+    elapsed, cpu = time.perf_counter() - started, time.thread_time() - cpu
     if count != expected:
         raise RuntimeError(f"the floor fetched {count} messages from {folder}, expected {expected}")
-    return elapsed
+    return elapsed, cpu
 
 
-async def _smtp_floor(rig: MailRig, mails: list[tuple[str, bytes]], sender: str) -> tuple[float, float]:
+async def _smtp_floor(rig: MailRig, mails: list[tuple[str, bytes]], sender: str) -> tuple[float, float, float]:
+    """Seconds to send the mails on a connection each, then all on one; and the CPU of this
+    thread for the one-connection send (the front end's threads not counted)."""
     started = time.perf_counter()
     for recipient, data in mails:
         await aiosmtplib.send(data, sender=sender, recipients=[recipient], hostname=rig.host, port=rig.smtp_port,
                               use_tls=False, start_tls=False)
     per_mail = time.perf_counter() - started
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.thread_time()
     client = aiosmtplib.SMTP(hostname=rig.host, port=rig.smtp_port, use_tls=False, start_tls=False)
     async with client:
         for recipient, data in mails:
             await client.sendmail(sender, [recipient], data)
-    return per_mail, time.perf_counter() - started
+    return per_mail, time.perf_counter() - started, time.thread_time() - cpu
 
 
 def run(games: int, moves: int, database: str, profile_moves: int = 0) -> dict[str, float]:
@@ -125,9 +129,12 @@ def _run(rig: MailRig, tmp: Path, url: str, games: int, moves: int) -> dict[str,
         raise RuntimeError(f"{len(failed)} moves were refused: the script and the games disagree")
     db.dispose()
 
-    imap = imap_floor(rig, "Processed", moves)
-    smtp_per_mail, smtp_one_conn = asyncio.run(_smtp_floor(rig, mails, rig.address("game")))
+    imap, imap_cpu = imap_floor(rig, "Processed", moves)
+    smtp_per_mail, smtp_one_conn, smtp_cpu = asyncio.run(_smtp_floor(rig, mails, rig.address("game")))
     floor = imap + smtp_per_mail
+    sql_cpu = move_floor.sql_seconds(moves, tmp)
+    build_cpu = move_floor.build_seconds([data for _, data in mails])
+    floor_cpu = imap_cpu + smtp_cpu + sql_cpu + build_cpu
     figures = {
         "moves": moves,
         "mails_out": len(mails),
@@ -146,6 +153,12 @@ def _run(rig: MailRig, tmp: Path, url: str, games: int, moves: int) -> dict[str,
         "floor_s": floor,
         "ratio_to_floor": elapsed / floor,
         "ratio_to_floor_one_conn": elapsed / (imap + smtp_one_conn),
+        "floor_cpu_ms_per_move": 1000 * floor_cpu / moves,
+        "floor_imap_cpu_ms_per_move": 1000 * imap_cpu / moves,
+        "floor_smtp_cpu_ms_per_move": 1000 * smtp_cpu / moves,
+        "floor_sql_cpu_ms_per_move": 1000 * sql_cpu / moves,
+        "floor_build_cpu_ms_per_move": 1000 * build_cpu / moves,
+        "floor_cpu_ratio_to_mail_servers": floor_cpu / (dovecot + smtp) if dovecot + smtp else float("inf"),
     }
     return figures
 
@@ -201,6 +214,11 @@ def report(figures: dict[str, float], games: int, database: str) -> None:
     print(f"  CPU per move: daemon {f['cpu_ms_per_move']:.2f} ms; mail servers {f['mail_cpu_ms_per_move']:.2f} ms "
           f"(Dovecot {f['dovecot_cpu_ms_per_move']:.2f}, SMTP front end {f['smtp_cpu_ms_per_move']:.2f}); "
           f"daemon / mail servers = {f['cpu_ratio_to_mail_servers']:.2f}")
+    print(f"  the floor's CPU per move (the least a Python daemon of this design spends, benchmarks/move_floor.py): "
+          f"{f['floor_cpu_ms_per_move']:.2f} ms = IMAP fetch and parse {f['floor_imap_cpu_ms_per_move']:.2f} + "
+          f"SMTP send {f['floor_smtp_cpu_ms_per_move']:.2f} + {move_floor.STATEMENTS} plain SQL statements "
+          f"{f['floor_sql_cpu_ms_per_move']:.2f} + two mails built from finished parts "
+          f"{f['floor_build_cpu_ms_per_move']:.2f}; floor / mail servers = {f['floor_cpu_ratio_to_mail_servers']:.2f}")
     shares = {key.removeprefix("share_"): value for key, value in f.items() if key.startswith("share_")}
     if shares:
         print(f"  the daemon's CPU by component (profiled in-process over {f['profiled_moves']} moves; "

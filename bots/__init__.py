@@ -4,21 +4,31 @@
 which `rules.format` writes) and `Stats` (nodes searched, depth reached). Results depend only on
 the arguments: a node budget per level and game bounds the work; a caller who must answer in
 time passes `Budget(nodes, deadline)`, whose deadline only cuts iterative deepening early.
+`deadline(clock)` is the one the service and the benchmark use: `CPU_SECONDS` on the caller's
+clock, so that a slow or busy machine still gets its move in time (the node budgets bind first
+on a quick one).
 Level 1 plays a random reasonable move (a beginner can win), level 3 the strongest.
+`accepts_draw` and `accepts_takeback` are the bots' answers to their opponent's offers
+(`bots.manners`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from bots import ataxx, capturego, myriades
+from bots.manners import accepts_draw, accepts_takeback
 from bots.search import Budget, Stats
 from engine.ataxx import Ataxx
 from engine.base import Rules
 from engine.capturego import CaptureGo
 from engine.myriades import Myriades
 
-__all__ = ["LEVELS", "Budget", "Stats", "budget_for", "choose", "name"]
+__all__ = [
+    "CPU_SECONDS", "LEVELS", "Budget", "Stats", "accepts_draw", "accepts_takeback", "budget_for", "choose",
+    "deadline", "name",
+]
 
 #: the levels a bot plays at
 LEVELS = (1, 2, 3)
@@ -32,10 +42,21 @@ _NODES = {
 }
 
 
-def budget_for(rules: Rules, level: int) -> Budget:
-    """The default node budget of `level` in the game of `rules`."""
+#: the most CPU a bot's move may take (the goal is 2 s at the 95th percentile); the caller's clock
+CPU_SECONDS = 1.5
+
+
+def budget_for(rules: Rules, level: int, deadline: Callable[[], bool] | None = None) -> Budget:
+    """The default node budget of `level` in the game of `rules`, cut short by `deadline` if given."""
     _check(level)
-    return Budget(_NODES[rules.family][level])
+    return Budget(_NODES[rules.family][level], deadline)
+
+
+def deadline(clock: Callable[[], float], seconds: float = CPU_SECONDS) -> Callable[[], bool]:
+    """True once `seconds` have passed on `clock` (the caller's: `time.thread_time` for the CPU
+    of the thread that searches), counted from now."""
+    until = clock() + seconds
+    return lambda: clock() >= until
 
 
 def _check(level: int) -> None:

@@ -4,7 +4,7 @@ A game plugs in through `Game`: its children in a good order (best guess first),
 evaluation and a terminal score, both from the side to move. The search counts nodes, not
 seconds: a node budget makes every result a pure function of the position and the seed. A
 `deadline` callable (the caller's clock; the engine and the bots know no time) may only cut
-iterative deepening early: it is asked between iterations and every few thousand nodes, and a
+iterative deepening early: it is asked between iterations and every few hundred nodes, and a
 cut iteration is thrown away, so the move is that of the last completed depth.
 """
 
@@ -17,7 +17,7 @@ from typing import Any, Protocol
 #: a won game scores beyond any evaluation; nearer wins score higher
 WIN = 1_000_000
 _EXACT, _LOWER, _UPPER = 0, 1, 2
-_CHECK_EVERY = 4096  # nodes between two looks at the deadline
+_CHECK_EVERY = 256  # nodes between two looks at the deadline (a Capture Go node costs up to a ms)
 
 
 @dataclass(frozen=True)

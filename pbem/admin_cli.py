@@ -68,7 +68,7 @@ COMMANDS: dict[Callable[[], None], dict[str, str]] = {
                   "from or its clock late), 2 down.",
     },
     _tournaments: {
-        "tournament": "Tournaments: create, list, show, start, pair, adjourn, withdraw a player, cancel.",
+        "tournament": "Tournaments and ladders: create, list, show, start, pair, adjourn, withdraw a player, close, cancel.",
     },
 }
 

@@ -1,4 +1,4 @@
-"""`pbem admin tournament create|list|show|start|pair|adjourn|withdraw|cancel`: running tournaments.
+"""`pbem admin tournament create|list|show|start|pair|adjourn|withdraw|close|cancel`: running tournaments.
 
 Each change is one transaction: the tournament row locked (FOR UPDATE on PostgreSQL,
 BEGIN IMMEDIATE on SQLite), the change through `pbem.tournaments`, its audit entry, and
@@ -39,7 +39,7 @@ from pbem.wallclock import now
 
 @admin.group("tournament")
 def tournament_group() -> None:
-    """Tournaments: create, list, show, start, pair, adjourn, withdraw a player, cancel."""
+    """Tournaments and ladders: create, list, show, start, pair, adjourn, withdraw a player, close, cancel."""
 
 
 def _change(ctx: click.Context, tournament_id: int, change: Callable[[Session, Tournament], tuple[str, list[Letter]]],
@@ -73,17 +73,19 @@ def _options(pairs: tuple[str, ...]) -> dict[str, Any]:
 
 @tournament_group.command("create")
 @click.argument("name")
-@click.option("--format", "fmt", type=click.Choice(T.FORMATS), required=True, help="roundrobin, double or swiss.")
+@click.option("--format", "fmt", type=click.Choice(T.FORMATS), required=True, help="roundrobin, double, swiss or ladder.")
 @click.option("--game", "kind", required=True, help="The game type, e.g. ataxx.")
 @click.option("--option", "options", multiple=True, help="A game option KEY=VALUE (e.g. size=9); repeatable.")
 @click.option("--days", type=click.IntRange(1, 60), default=7, show_default=True, help="Days per move.")
 @click.option("--weekends-off", is_flag=True, help="The clocks stop at weekends.")
 @click.option("--rounds", type=click.IntRange(min=1), help="Swiss: the number of rounds.")
+@click.option("--reach", type=click.IntRange(1, 20), help=f"Ladder: how many places above one may challenge "
+              f"(default {T.REACH}).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @by_option
 @click.pass_context
 def tournament_create(ctx: click.Context, name: str, fmt: str, kind: str, options: tuple[str, ...], days: int,
-                      weekends_off: bool, rounds: int | None, as_json: bool, by: str) -> None:
+                      weekends_off: bool, rounds: int | None, reach: int | None, as_json: bool, by: str) -> None:
     """Open a tournament for sign-up (players write `join ID`)."""
     try:
         kind = lookup(kind).name
@@ -92,7 +94,7 @@ def tournament_create(ctx: click.Context, name: str, fmt: str, kind: str, option
     try:
         with transaction(database(ctx)) as session:
             tournament = T.create(session, name, fmt, kind, now(), options=_options(options), days=days,
-                                  weekends_off=weekends_off, rounds=rounds)
+                                  weekends_off=weekends_off, rounds=rounds, reach=reach)
             audit.record(session, by, "tournament.create", now(), detail=f"#{tournament.id} {fmt} {kind} {name}")
             created = tournament.id
     except (ValueError, EngineError) as exc:
@@ -134,6 +136,9 @@ def tournament_show(ctx: click.Context, tournament_id: int, as_json: bool) -> No
     if as_json:
         echo_json(shown)
         return
+    if shown["format"] == "ladder":
+        _show_ladder(shown)
+        return
     rounds = f"/{shown['rounds']}" if shown["rounds"] else ""
     echo(f"#{shown['id']} {shown['name']}: {shown['format']} {shown['kind']}, {shown['status']}"
          f"{' (adjourned)' * shown['adjourned']}, round {shown['round']}{rounds}, {shown['players']} players")
@@ -163,16 +168,34 @@ def tournament_show(ctx: click.Context, tournament_id: int, as_json: bool) -> No
             echo(f"  {b['board']:>2}. {b['first']} - {second}: {where}, {state}")
 
 
+def _show_ladder(shown: dict[str, Any]) -> None:
+    echo(f"#{shown['id']} {shown['name']}: ladder {shown['kind']}, {shown['status']}, reach {shown['reach']}, "
+         f"{shown['round']} challenges, {shown['players']} players")
+    echo()
+    table([{**p, "playing": f"#{p['playing']}" if p["playing"] else ""} for p in shown["places"]],
+          [("place", "place"), ("name", "name"), ("address", "address"), ("rating", "rating"), ("won", "won"),
+           ("drawn", "drawn"), ("lost", "lost"), ("playing", "playing")])
+    if shown["challenges"]:
+        echo()
+        echo("challenges being played:")
+        for c in shown["challenges"]:
+            echo(f"  game #{c['game']}: {c['challenger']} ({c['challenger_place']}) - "
+                 f"{c['defender']} ({c['defender_place']})")
+
+
 @tournament_group.command("start")
 @click.argument("tournament_id", type=int)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @by_option
 @click.pass_context
 def tournament_start(ctx: click.Context, tournament_id: int, as_json: bool, by: str) -> None:
-    """Close the sign-up, seed the field by rating and pair round 1; every player gets their game."""
+    """Close the sign-up, seed the field by rating and pair round 1; every player gets their game.
+    A ladder: the places by rating, and every player is told whom they may challenge."""
     def change(session: Session, tournament: Tournament) -> tuple[str, list[Letter]]:
         letters = T.start(session, tournament, settings(ctx).reminders, now())
         audit.record(session, by, "tournament.start", now(), detail=f"#{tournament.id}")
+        if tournament.format == "ladder":
+            return f"ladder #{tournament.id} started: {len(letters)} players placed by rating", letters
         return f"tournament #{tournament.id} started: round 1 paired, {len(letters)} mails", letters
 
     _change(ctx, tournament_id, change, as_json)
@@ -188,6 +211,8 @@ def tournament_pair(ctx: click.Context, tournament_id: int, as_json: bool, by: s
     def change(session: Session, tournament: Tournament) -> tuple[str, list[Letter]]:
         if tournament.status != "running":
             raise ValueError(f"tournament #{tournament.id} is {tournament.status}")
+        if tournament.format == "ladder":
+            raise ValueError(f"tournament #{tournament.id} is a ladder: its players challenge each other by mail")
         if tournament.adjourned_at is not None:
             raise ValueError(f"tournament #{tournament.id} is adjourned: `adjourn --resume` first")
         if not T.round_over(session, tournament):
@@ -239,6 +264,21 @@ def tournament_withdraw(ctx: click.Context, tournament_id: int, address: str, re
         audit.record(session, by, "tournament.withdraw", now(), detail=f"#{tournament.id}", reason=reason,
                      player=player)
         return f"{player.address} withdrawn from tournament #{tournament.id}", letters
+
+    _change(ctx, tournament_id, change, as_json)
+
+
+@tournament_group.command("close")
+@click.argument("tournament_id", type=int)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@by_option
+@click.pass_context
+def tournament_close(ctx: click.Context, tournament_id: int, as_json: bool, by: str) -> None:
+    """End a ladder: its places are the final table, mailed to every player (games in progress play on)."""
+    def change(session: Session, tournament: Tournament) -> tuple[str, list[Letter]]:
+        letters = T.close(session, tournament, now())
+        audit.record(session, by, "tournament.close", now(), detail=f"#{tournament.id}")
+        return f"ladder #{tournament.id} closed: the final places went to {len(letters)} players", letters
 
     _change(ctx, tournament_id, change, as_json)
 

@@ -1,8 +1,9 @@
 """Bots as players: one player record per game family and level, created on demand.
 
 A bot is a `Player` with a `bot_level`; its address is on the reserved `.invalid` domain,
-so no mail can ever reach it, and `pbem.post` drops every letter to it. While a bot is on
-move its game carries `bot_due_at`, which the bot runner (`pbem.botrunner`) looks for.
+so no mail can ever reach it, and `pbem.post` drops every letter to it. While a bot has
+something to do in a game (it is on move, or its opponent offered a draw or asked to take back
+a move) the game carries `bot_due_at`, which the bot runner (`pbem.botrunner`) looks for.
 """
 
 from __future__ import annotations
@@ -80,9 +81,31 @@ def bot_player(session: Session, kind: str, level: int, now: datetime) -> Player
     return player
 
 
-def mark_turn(game: Game, mover: Player, now: datetime) -> None:
-    """Note whether a bot is on move now: set when the turn passes to a bot, cleared otherwise."""
-    if game.status == "active" and is_bot(mover):
+def offer_to(game: Game, side: int) -> str | None:
+    """What `side` is asked to answer: "draw" (its opponent offers a draw), "takeback" (its
+    opponent asks to take back their last move, or on their own move that move and the bot's
+    answer: `offers.plies`) or None."""
+    if game.draw_offer == 1 - side:
+        return "draw"
+    if game.takeback_offer == 1 - side:
+        return "takeback"
+    return None
+
+
+def mark_turn(game: Game, mover: Player | None, other: Player | None, now: datetime) -> None:
+    """Note whether a bot has something to do now (`mover` is on move, `other` is not): set
+    when a bot is on move or has an offer of its opponent to answer, cleared otherwise."""
+    answering = is_bot(other) and offer_to(game, 1 - game.turn) is not None
+    if game.status == "active" and (is_bot(mover) or answering):
         game.bot_due_at = game.bot_due_at or now
     else:
         game.bot_due_at = None
+
+
+def mark(session: Session, game: Game, now: datetime) -> None:
+    """`mark_turn` with the game's players read here: after an offer or its answer."""
+    with session.no_autoflush:
+        mover = session.get(Player, game.player_id(game.turn))
+        other = session.get(Player, game.player_id(1 - game.turn))
+    mark_turn(game, mover, other, now)
+    session.add(game)

@@ -30,7 +30,7 @@ from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session, or_, select
 
 from engine.phrases import Phrase, nphrase, phrase
-from pbem.bots_players import is_bot, mark_turn
+from pbem.bots_players import is_bot, mark
 from pbem.errors import ClockError
 from pbem.models import Game, Player, Reminder, Vacation
 from pbem.wallclock import now
@@ -399,11 +399,9 @@ def next_event(session: Session, game: Game, reminders: Sequence[float], fresh: 
 
 def reschedule(session: Session, game: Game, reminders: Sequence[float], fresh: bool = False) -> datetime | None:
     """Store the game's next clock event (`next_event`), for the round to find, and whether a bot
-    is on move (`Game.bot_due_at`, for the bot runner); returns the clock's event."""
+    has something to do (`Game.bot_due_at`, for the bot runner); returns the clock's event."""
     game.clock_due_at = next_event(session, game, reminders, fresh)
-    with session.no_autoflush:
-        mark_turn(game, session.get(Player, game.player_id(game.turn)), now())
-    session.add(game)
+    mark(session, game, now())
     return game.clock_due_at
 
 

@@ -198,8 +198,9 @@ class Daemon:
             await self._sleep(self.settings.clock_interval)
 
     async def _bots(self) -> None:
-        """The bots' moves: the games where a bot is on move, each searched in a worker thread
-        (no transaction is open while it thinks) and played in a transaction of its own."""
+        """The bots' answers and moves: the games where a bot is on move or has an offer to
+        answer, each judged and searched in a worker thread (no transaction is open while it
+        thinks) and stored in a transaction of its own."""
         while not self.stop.is_set():
             self.bot_wake.clear()
             played = 0

@@ -68,6 +68,24 @@ class Ladder:
         places[low], places[high] = defender, challenger
         return Ladder(tuple(places), self.reach)
 
+    def settle(self, one: int, other: int, winner: int | None) -> Ladder:
+        """The ladder after a game of the two, as it stands when the game ends: the winner takes
+        the higher place if they held the lower one; a draw, or a win of the higher player,
+        changes nothing. Other results may have moved both since the challenge, so unlike
+        `after` this asks nothing of the reach; a player no longer on the ladder (withdrawn
+        meanwhile) changes nothing either."""
+        if winner not in (one, other, None):
+            raise ValueError("the winner is neither player")
+        if winner is None or one not in self.players or other not in self.players:
+            return self
+        loser = other if winner == one else one
+        if self.place(winner) < self.place(loser):
+            return self
+        places = list(self.players)
+        low, high = places.index(winner), places.index(loser)
+        places[low], places[high] = loser, winner
+        return Ladder(tuple(places), self.reach)
+
     def join(self, player: int) -> Ladder:
         """A newcomer at the bottom."""
         if player in self.players:

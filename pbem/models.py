@@ -310,6 +310,7 @@ class Tournament(SQLModel, table=True):
     days: int = 7
     weekends_off: bool = False
     rounds: int | None = None  # Swiss: how many rounds; round robin: from the field
+    reach: int | None = None  # a ladder: how many places above one may challenge
     status: str = Field(default="open", max_length=20, index=True)  # open running finished cancelled
     round: int = 0
     adjourned_at: datetime | None = None
@@ -319,7 +320,9 @@ class Tournament(SQLModel, table=True):
 
 
 class Entry(SQLModel, table=True):
-    """A player in a tournament: seed (1 best) from the rating at the start; a withdrawal keeps the row."""
+    """A player in a tournament: seed (1 best) from the rating at the start; a withdrawal keeps the row.
+
+    In a ladder `seed` is the player's place (1 the top), changed as challenges are won."""
 
     __table_args__ = (UniqueConstraint("tournament_id", "player_id"),)
 
@@ -335,7 +338,10 @@ class Entry(SQLModel, table=True):
 
 class TournamentGame(SQLModel, table=True):
     """One board of one round: a game, or a bye (`game_id` and `second_id` None), or a forfeit
-    (`forfeit`, no game). Unique per tournament, round and board: a round is paired once."""
+    (`forfeit`, no game). Unique per tournament, round and board: a round is paired once.
+
+    A ladder's challenge is a row of its own: `round` counts the ladder's challenges (board 1),
+    `challenger_id` names who challenged, and the result moves the places once it is scored."""
 
     __table_args__ = (UniqueConstraint("tournament_id", "round", "board"),)
 
@@ -346,6 +352,7 @@ class TournamentGame(SQLModel, table=True):
     first_id: int = Field(foreign_key="player.id")  # moves first
     second_id: int | None = Field(default=None, foreign_key="player.id")
     game_id: int | None = Field(default=None, foreign_key="game.id", index=True)
+    challenger_id: int | None = Field(default=None, foreign_key="player.id")  # a ladder's challenge: who asked
     forfeit: bool = False
     first_points: float | None = None  # set when the board has its result
     second_points: float | None = None

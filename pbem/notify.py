@@ -27,6 +27,7 @@ from pbem.watchers import watchers
 EVENTS: dict[str, dict[str, str]] = {
     "started": {"actor": "accepted.txt", "opponent": "game_started.txt"},
     "paired": {"players": "tournament_game.txt"},  # a tournament's round began with this game
+    "ladder_challenge": {"actor": "tournament_game.txt", "opponent": "tournament_game.txt"},  # a ladder's game
     "moved": {"actor": "moved.txt", "opponent": "your_move.txt", "watchers": "watched_move.txt"},
     "resigned": {"actor": "game_over.txt", "opponent": "game_over.txt", "watchers": "watched_move.txt"},
     "draw_agreed": {"actor": "game_over.txt", "opponent": "game_over.txt", "watchers": "watched_move.txt"},

@@ -37,10 +37,11 @@ def _left_to_play(tournament: Tournament, seeds: list[int], player_id: int) -> i
 
 def withdrawn(
     session: Session, tournament: Tournament, entry: Entry, seeds: list[int], *,
-    on_time: int = 0, reason: str = "", game: int | None = None,
+    on_time: int = 0, reason: str = "", game: int | None = None, resigned: bool = False,
 ) -> list[Letter]:
-    """The mail to a player just withdrawn: why (`on_time` losses in a row, else the operator's
-    `reason`), the game of this round given to the opponent (`game`), what becomes of the rest."""
+    """The mail to a player just withdrawn: why (`on_time` losses in a row, their own `leave`
+    (`resigned`: the letter is the reply to their mail), else the operator's `reason`), the game
+    of this round given to the opponent (`game`), what becomes of the rest."""
     player = session.get(Player, entry.player_id)
     if player is None or player.banned:
         return []
@@ -49,9 +50,9 @@ def withdrawn(
     data = {
         "tournament": _facts(tournament), "on_time": on_time, "reason": reason.strip().rstrip("."), "started": started,
         "game": game, "forfeits": _left_to_play(tournament, seeds, player.id) if started else 0,
-        "unpaired": started and tournament.format == "swiss" and rounds_left,
+        "unpaired": started and tournament.format == "swiss" and rounds_left, "resigned": resigned,
     }
-    return [Letter(player, "tournament_withdrawn.txt", data)]
+    return [Letter(player, "tournament_withdrawn.txt", data, reply=resigned)]
 
 
 def forfeits(session: Session, tournament: Tournament, row: TournamentGame, gone: set[int]) -> list[Letter]:

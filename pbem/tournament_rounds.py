@@ -1,4 +1,5 @@
-"""The daemon's tournament round: each running tournament whose round is over is paired on, once.
+"""The daemon's tournament round: each running tournament whose round is over is paired on, once,
+and each ladder challenge that has ended moves the ladder's places, once.
 
 The clock round calls `advance_due` beside `timekeeper.tick` (whose losses on time may
 have just ended a round). Finding the candidates is one query over the running
@@ -17,7 +18,7 @@ from sqlalchemy import Engine, and_, exists
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from pbem import post
+from pbem import ladders, post
 from pbem import tournaments as T
 from pbem.commands.reader import guarded_templates
 from pbem.config import Settings
@@ -37,7 +38,8 @@ def due(engine: Engine) -> list[int]:
     )
     query = (
         select(Tournament.id)
-        .where(Tournament.status == "running", Tournament.adjourned_at.is_(None), ~playing)
+        .where(Tournament.status == "running", Tournament.format != "ladder", Tournament.adjourned_at.is_(None),
+               ~playing)
         .order_by(Tournament.id)
     )
     with Session(engine) as session:
@@ -45,8 +47,9 @@ def due(engine: Engine) -> list[int]:
 
 
 def advance_due(engine: Engine, settings: Settings, templates: Templates | None = None) -> int:
-    """Pair the next round (or finish) of every tournament whose round is over; returns how many moved on."""
-    advanced = 0
+    """Pair the next round (or finish) of every tournament whose round is over, and move the
+    places of every ladder whose challenge has ended; returns how many moved on."""
+    advanced = _settle_ladders(engine, settings, templates)
     for tournament_id in due(engine):
         if templates is None:
             templates = guarded_templates(settings)
@@ -60,13 +63,41 @@ def advance_due(engine: Engine, settings: Settings, templates: Templates | None 
     return advanced
 
 
-def advance_one(session: Session, settings: Settings, templates: Templates, tournament_id: int) -> int:
-    """One tournament, locked and read afresh: its next round paired (or its end), with the mails."""
+def _settle_ladders(engine: Engine, settings: Settings, templates: Templates | None) -> int:
+    """Each ended ladder challenge in a transaction of its own, with its ladder's row locked
+    (`skip_locked`: another daemon settling that ladder keeps it) and the row read again inside."""
+    with Session(engine) as session:
+        found = ladders.due(session)
+    settled = 0
+    for tournament_id, row_id in found:
+        templates = templates or guarded_templates(settings)
+        try:
+            with transaction(engine) as session:
+                tournament = _locked(session, tournament_id)
+                if tournament is None:
+                    continue
+                letters = ladders.settle(session, tournament, row_id)
+                if letters:
+                    post.post(session, settings, templates, letters)
+                    log.info("ladder #%s: challenge %s settled", tournament_id, row_id)
+                    settled += 1
+        except Exception:  # one broken ladder must not stop the others
+            log.exception("ladder #%s: settling challenge %s failed", tournament_id, row_id)
+    return settled
+
+
+def _locked(session: Session, tournament_id: int) -> Tournament | None:
+    """The tournament's row, locked and read afresh; None while another daemon holds it."""
     query = (
         select(Tournament).where(Tournament.id == tournament_id)
         .with_for_update(skip_locked=True).execution_options(populate_existing=True)
     )
-    tournament = session.exec(query).first()
+    return session.exec(query).first()
+
+
+def advance_one(session: Session, settings: Settings, templates: Templates, tournament_id: int) -> int:
+    """One tournament, locked and read afresh: its next round paired (or its end), with the mails."""
+    tournament = _locked(session, tournament_id)
     if tournament is None:  # another daemon holds it
         return 0
     before = (tournament.round, tournament.status)

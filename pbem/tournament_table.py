@@ -1,9 +1,11 @@
 """A tournament's rows read back: its entries, its boards, their results, and the view a mail shows.
 
-Read-only, so the domain (`pbem.tournaments`), the admin's `show` and the `tournament`
-command see one table: standings with the format's tie-breaks named, the crosstable as
-cells of marks (digits and signs, no words, so every language reads it), the current
-round's boards, and each player's rating change since the start.
+Read-only but for `score`, which gives a finished board its result from its game. The
+domain (`pbem.tournaments`, `pbem.ladders`), the admin's `show` and the `tournament` command
+see one table: standings with the format's tie-breaks named, the crosstable as cells of
+marks (digits and signs, no words, so every language reads it), the current round's boards,
+and each player's rating change since the start; a ladder's view is its places instead,
+the challenges being played, the latest results, and whom the reader may challenge.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 from sqlmodel import Session, select
 
 from pbem import standings
+from pbem.ladder import Ladder
 from pbem.models import Entry, Game, Player, Rating, Tournament, TournamentGame
 from pbem.pairing import Pairing
 from pbem.standings import Result
@@ -33,6 +36,23 @@ def boards(session: Session, tournament: Tournament, round: int | None = None) -
     if round is not None:
         query = query.where(TournamentGame.round == round)
     return list(session.exec(query.order_by(TournamentGame.round, TournamentGame.board)))
+
+
+def score(session: Session, row: TournamentGame) -> bool:
+    """Give a finished board its result from its game; False while the game is on."""
+    if row.first_points is not None:
+        return True
+    game = session.get(Game, row.game_id)
+    if game.status == "active":
+        return False
+    if game.status == "cancelled" or game.result is None:  # no result: neither scores
+        row.first_points, row.second_points, row.forfeit = 0.0, 0.0, True
+    else:
+        first = 0.5 if game.winner is None else (1.0 if game.winner == 0 else 0.0)
+        row.first_points, row.second_points = first, 1.0 - first
+        row.on_time = game.ending == "time"
+    session.add(row)
+    return True
 
 
 def results(rows: Sequence[TournamentGame]) -> list[Result]:
@@ -72,6 +92,8 @@ def _mark(mark: standings.Mark) -> str:
 
 def view(session: Session, tournament: Tournament, viewer: Player | None = None) -> dict[str, Any]:
     """Everything a mail or the admin's `show` says of a tournament."""
+    if tournament.format == "ladder":
+        return ladder_view(session, tournament, viewer)
     field = entries(session, tournament)
     players = {p.id: p for p in session.exec(select(Player).where(Player.id.in_([e.player_id for e in field])))}
     rows = boards(session, tournament)
@@ -123,4 +145,74 @@ def view(session: Session, tournament: Tournament, viewer: Player | None = None)
         "tiebreaks": [str(t) for t in standing.tiebreaks], "table": table_rows, "current": current,
         "byes": any(r["byes"] for r in table_rows),
         "me": viewer.address if viewer is not None else None,
+    }
+
+
+def info(tournament: Tournament, board: int | None = None) -> dict[str, Any]:
+    """What a game's mails say of its tournament (`_game_facts.txt`)."""
+    return {"id": tournament.id, "name": tournament.name, "round": tournament.round, "board": board, "ladder": False}
+
+
+RECENT = 5  # the latest ladder results a view shows
+
+
+def ladder_view(session: Session, tournament: Tournament, viewer: Player | None = None) -> dict[str, Any]:
+    """A ladder's places (with each player's rating and ladder record), its challenges in
+    progress, its latest results, and the reader's place and whom they may challenge."""
+    field = [e for e in entries(session, tournament) if not e.withdrawn]
+    ids = [e.player_id for e in field]
+    players = {p.id: p for p in session.exec(select(Player).where(Player.id.in_(ids)))}
+    ratings = {
+        r.player_id: r.rating
+        for r in session.exec(select(Rating).where(Rating.kind == tournament.kind, Rating.player_id.in_(ids)))
+    }
+    rows = boards(session, tournament)
+    games = {g.id: g for g in session.exec(select(Game).where(Game.id.in_([r.game_id for r in rows if r.game_id])))}
+    ladder = Ladder(tuple(ids), tournament.reach or 1)
+    starts = {e.player_id: e.rating_start for e in field}
+    record = {pid: [0, 0, 0] for pid in ids}  # won, drawn, lost
+    for row in rows:
+        if row.first_points is None or (row.forfeit and not row.first_points and not row.second_points):
+            continue  # being played, or cancelled: no result
+        for pid, points in ((row.first_id, row.first_points), (row.second_id, row.second_points or 0.0)):
+            if pid in record:
+                record[pid][0 if points == 1 else (1 if points == 0.5 else 2)] += 1
+    names = {p.id: p.name for p in session.exec(
+        select(Player).where(Player.id.in_({r.first_id for r in rows} | {r.second_id for r in rows if r.second_id})))}
+    open_rows = [r for r in rows if r.game_id and games[r.game_id].status == "active"]
+    playing = {pid: r.game_id for r in open_rows for pid in (r.first_id, r.second_id)}
+
+    def place(pid: int) -> int | None:
+        return ladder.place(pid) if pid in ladder.players else None
+
+    def challenge(row: TournamentGame) -> dict[str, Any]:
+        defender = row.second_id if row.challenger_id == row.first_id else row.first_id
+        return {"game": row.game_id, "challenger": names.get(row.challenger_id, "?"),
+                "challenger_place": place(row.challenger_id), "defender": names.get(defender, "?"),
+                "defender_place": place(defender)}
+
+    done = [r for r in rows if r.first_points is not None and r.game_id]
+    me = viewer.id if viewer is not None and viewer.id in record else None
+    mine = next((r for r in open_rows if r.challenger_id == me), None) if me is not None else None
+    return {
+        "id": tournament.id, "name": tournament.name, "format": "ladder", "kind": tournament.kind,
+        "status": tournament.status, "round": tournament.round, "rounds": None, "days": tournament.days,
+        "adjourned": False, "players": len(field), "reach": ladder.reach, "tiebreaks": [], "table": [],
+        "current": [], "byes": False,
+        "places": [{
+            "place": at, "name": players[pid].name, "address": players[pid].address,
+            "rating": round(ratings.get(pid, 1500.0)), "won": record[pid][0], "drawn": record[pid][1],
+            "lost": record[pid][2], "playing": playing.get(pid),
+            "rating_change": round(ratings.get(pid, start) - start) if (start := starts.get(pid)) is not None else None,
+        } for at, pid in enumerate(ids, start=1)],
+        "challenges": [challenge(r) for r in open_rows],
+        "recent": [{**challenge(r), "result": games[r.game_id].result,
+                    "score": f"{_points(r.first_points)}-{_points(r.second_points or 0)}",
+                    "first": names.get(r.first_id, "?"), "second": names.get(r.second_id, "?")}
+                   for r in reversed(done[-RECENT:])],
+        "me": viewer.address if viewer is not None else None,
+        "my_place": place(me) if me is not None else None,
+        "targets": [{"place": place(pid), "name": players[pid].name} for pid in ladder.targets(me)]
+        if me is not None else [],
+        "my_challenge": mine.game_id if mine is not None else None,
     }

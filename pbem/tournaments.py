@@ -15,22 +15,23 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, exists
+from sqlalchemy import and_, bindparam, exists, or_
 from sqlmodel import Session, select
 
 import engine
 from engine.phrases import phrase
-from pbem import clock, notify, pairing, standings, tournament_letters
+from pbem import clock, ladders, notify, pairing, standings, tournament_letters
 from pbem import games as G
 from pbem.errors import CommandError
 from pbem.models import Entry, Game, Player, Rating, Tournament, TournamentGame
 from pbem.notify import Letter
 from pbem.pairing import Pairing
 from pbem.standings import Result
-from pbem.tournament_table import boards, entries, history, results, view
+from pbem.tournament_table import boards, entries, history, info, results, score, view
 from pbem.wallclock import aware
 
-FORMATS = ("roundrobin", "double", "swiss")
+FORMATS = ("roundrobin", "double", "swiss", "ladder")
+REACH = 3  # a ladder: how many places above one may challenge, unless the operator says
 BYE_POINTS = 1.0
 ON_TIME_LOSSES = 2  # lost on time this many games in a row: withdrawn, the rest forfeited
 
@@ -41,6 +42,7 @@ ON_TIME_LOSSES = 2  # lost on time this many games in a row: withdrawn, the rest
 def create(
     session: Session, name: str, format: str, kind: str, now: datetime, *,
     options: Mapping[str, Any] | None = None, days: int = 7, weekends_off: bool = False, rounds: int | None = None,
+    reach: int | None = None,
 ) -> Tournament:
     """A new tournament open for sign-up (the operator's command: English errors, ValueError)."""
     if format not in FORMATS:
@@ -50,9 +52,12 @@ def create(
         raise ValueError("a Swiss tournament needs its number of rounds (at least 1)")
     if not 1 <= days <= 60:
         raise ValueError("days per move: 1 to 60")
+    if format == "ladder" and not 1 <= (reach or REACH) <= 20:
+        raise ValueError("a ladder's reach: 1 to 20 places")
     tournament = Tournament(
         name=name[:80], format=format, kind=kind, options=dict(options or {}), days=days,
-        weekends_off=weekends_off, rounds=rounds if format == "swiss" else None, created_at=now,
+        weekends_off=weekends_off, rounds=rounds if format == "swiss" else None,
+        reach=(reach or REACH) if format == "ladder" else None, created_at=now,
     )
     session.add(tournament)
     session.flush()
@@ -75,7 +80,10 @@ def get(session: Session, tournament_id: int, *, lock: bool = False) -> Tourname
 
 
 def open_for_signup(session: Session) -> list[Tournament]:
-    return list(session.exec(select(Tournament).where(Tournament.status == "open").order_by(Tournament.id)))
+    """Those open for sign-up: before the start, and a ladder while it runs (a newcomer starts at the bottom)."""
+    query = select(Tournament).where(or_(Tournament.status == "open",
+                                         and_(Tournament.format == "ladder", Tournament.status == "running")))
+    return list(session.exec(query.order_by(Tournament.id)))
 
 
 def _entry(session: Session, tournament: Tournament, player: Player) -> Entry | None:
@@ -84,7 +92,7 @@ def _entry(session: Session, tournament: Tournament, player: Player) -> Entry | 
 
 
 def _require_open(tournament: Tournament) -> None:
-    if tournament.status != "open":
+    if tournament.status != "open" and not (tournament.format == "ladder" and tournament.status == "running"):
         raise CommandError(
             phrase("The tournament #{tournament} is no longer open for sign-up.", tournament=tournament.id),
             phrase("Write {command} to see those open for sign-up.", command="tournaments"),
@@ -93,35 +101,64 @@ def _require_open(tournament: Tournament) -> None:
 
 
 def join(session: Session, tournament: Tournament, player: Player, now: datetime) -> Entry:
+    """Sign up; a running ladder places the newcomer at the bottom (one who left comes back there)."""
     _require_open(tournament)
-    if _entry(session, tournament, player) is not None:
+    entry = _entry(session, tournament, player)
+    if entry is not None and entry.withdrawn and tournament.format == "ladder":
+        entry.withdrawn, entry.withdrawn_reason = False, None
+        entry.seed = ladders.newcomer_place(session, tournament)
+        session.add(entry)
+        session.flush()
+        return entry
+    if entry is not None:
         raise CommandError(
             phrase("You have already joined tournament #{tournament}.", tournament=tournament.id),
             phrase("To leave it before it starts, write {command}.", command=f"leave {tournament.id}"),
             code="tournament.joined", params={"tournament": tournament.id},
         )
     entry = Entry(tournament_id=tournament.id, player_id=player.id, joined_at=now)
+    if tournament.status == "running":  # a ladder
+        entry.seed = ladders.newcomer_place(session, tournament)
+        entry.rating_start = _ratings(session, tournament, [player.id]).get(player.id, 1500.0)
     session.add(entry)
     session.flush()
     return entry
 
 
-def leave(session: Session, tournament: Tournament, player: Player) -> None:
+def leave(session: Session, tournament: Tournament, player: Player, now: datetime) -> list[Letter]:
+    """Take the player's name off before the start (no letters: the command replies). Once it
+    runs this is resigning the tournament: withdrawn as by the operator, their game of this round
+    to the opponent and the rest forfeits, with the letters to tell them. A ladder's player
+    leaves between their games; those below move up."""
     entry = _entry(session, tournament, player)
-    if entry is None:
+    if entry is None or entry.withdrawn:
         raise CommandError(
             phrase("You are not in tournament #{tournament}.", tournament=tournament.id),
             phrase("To join it, write {command}.", command=f"join {tournament.id}"),
             code="tournament.not_joined", params={"tournament": tournament.id},
         )
+    if tournament.format == "ladder" and tournament.status == "running":
+        if ladders.playing(session, tournament, player.id):
+            raise CommandError(
+                phrase("You have a game of the ladder #{tournament} in progress.", tournament=tournament.id),
+                phrase("Finish it (or resign it), then write {command} again.", command=f"leave {tournament.id}"),
+                code="tournament.playing", params={"tournament": tournament.id},
+            )
+        entry.withdrawn, entry.withdrawn_reason = True, "left the ladder"
+        session.add(entry)
+        ladders.close_up(session, tournament)
+        return []
+    if tournament.status == "running":
+        return withdraw(session, tournament, player, "resigned the tournament", now, resigned=True)
     if tournament.status != "open":
         raise CommandError(
-            phrase("The tournament #{tournament} has started: you can no longer leave it.", tournament=tournament.id),
-            phrase("If you cannot go on, write to the operator."),
-            code="tournament.started", params={"tournament": tournament.id},
+            phrase("The tournament #{tournament} is over.", tournament=tournament.id),
+            phrase("Write {command} to see where it stands.", command=f"tournament {tournament.id}"),
+            code="tournament.over", params={"tournament": tournament.id},
         )
     session.delete(entry)
     session.flush()
+    return []
 
 
 # ---------------------------------------------------------------------------- the start
@@ -134,11 +171,7 @@ def start(session: Session, tournament: Tournament, reminders: Sequence[float], 
     field = entries(session, tournament)
     if len(field) < 2:
         raise ValueError(f"tournament #{tournament.id} has {len(field)} players; it needs two")
-    rating = {
-        r.player_id: r.rating
-        for r in session.exec(select(Rating).where(Rating.kind == tournament.kind,
-                                                   Rating.player_id.in_([e.player_id for e in field])))
-    }
+    rating = _ratings(session, tournament, [e.player_id for e in field])
     field.sort(key=lambda e: (-rating.get(e.player_id, 1500.0), e.id))
     for seed, entry in enumerate(field, start=1):
         entry.seed = seed
@@ -148,27 +181,17 @@ def start(session: Session, tournament: Tournament, reminders: Sequence[float], 
     tournament.started_at = now
     session.add(tournament)
     session.flush()
+    if tournament.format == "ladder":  # no rounds: the players challenge each other from now on
+        return _to_everyone(session, tournament, "ladder_started.txt")
     return _next_round(session, tournament, reminders, now)
 
 
+def _ratings(session: Session, tournament: Tournament, player_ids: list[int]) -> dict[int, float]:
+    query = select(Rating).where(Rating.kind == tournament.kind, Rating.player_id.in_(player_ids))
+    return {r.player_id: r.rating for r in session.exec(query)}
+
+
 # ---------------------------------------------------------------------------- results
-
-
-def _score(session: Session, row: TournamentGame) -> bool:
-    """Give a finished board its result from its game; False while the game is on."""
-    if row.first_points is not None:
-        return True
-    game = session.get(Game, row.game_id)
-    if game.status == "active":
-        return False
-    if game.status == "cancelled" or game.result is None:  # no result: neither scores
-        row.first_points, row.second_points, row.forfeit = 0.0, 0.0, True
-    else:
-        first = 0.5 if game.winner is None else (1.0 if game.winner == 0 else 0.0)
-        row.first_points, row.second_points = first, 1.0 - first
-        row.on_time = game.ending == "time"
-    session.add(row)
-    return True
 
 
 def round_over(session: Session, tournament: Tournament) -> bool:
@@ -188,15 +211,16 @@ def round_over(session: Session, tournament: Tournament) -> bool:
 def advance(session: Session, tournament: Tournament, reminders: Sequence[float], now: datetime) -> list[Letter]:
     """Pair the next round, or finish, when every game of the current round is over: nothing
     (no letters) while a game is on, the tournament is adjourned, or not running."""
-    if tournament.status != "running" or tournament.adjourned_at is not None or not round_over(session, tournament):
-        return []
+    if (tournament.status != "running" or tournament.format == "ladder" or tournament.adjourned_at is not None
+            or not round_over(session, tournament)):
+        return []  # a ladder moves on by its challenges (pbem.ladders)
     return _next_round(session, tournament, reminders, now)
 
 
 def _next_round(session: Session, tournament: Tournament, reminders: Sequence[float], now: datetime) -> list[Letter]:
     rows = boards(session, tournament)
     for row in rows:
-        _score(session, row)
+        score(session, row)
     letters = _withdraw_on_time(session, tournament, rows)
     field = entries(session, tournament)
     seeds = [e.player_id for e in field]
@@ -265,10 +289,11 @@ def _withdraw_on_time(session: Session, tournament: Tournament, rows: list[Tourn
 
 
 def withdraw(
-    session: Session, tournament: Tournament, player: Player, reason: str, now: datetime
+    session: Session, tournament: Tournament, player: Player, reason: str, now: datetime, *, resigned: bool = False,
 ) -> list[Letter]:
-    """The operator withdraws a player: their game of this round is adjudicated to the opponent,
-    and their later games are forfeits. The player is told (before the start too: off the list)."""
+    """The operator withdraws a player (or they resign it, `resigned`): their game of this round is
+    adjudicated to the opponent, and their later games are forfeits. The player is told (before
+    the start too: off the list)."""
     entry = _entry(session, tournament, player)
     if entry is None or entry.withdrawn:
         raise ValueError(f"{player.address} is not playing in tournament #{tournament.id}")
@@ -280,6 +305,11 @@ def withdraw(
         return tournament_letters.withdrawn(session, tournament, entry, seeds, reason=reason)
     entry.withdrawn, entry.withdrawn_reason = True, reason[:200]
     session.add(entry)
+    if tournament.format == "ladder":
+        letters, decided = ladders.withdraw_games(session, tournament, player, reason, now)
+        ladders.close_up(session, tournament)
+        return letters + tournament_letters.withdrawn(session, tournament, entry, seeds, reason=reason, game=decided,
+                                                      resigned=resigned)
     letters: list[Letter] = []
     decided: int | None = None
     for row in boards(session, tournament, tournament.round):
@@ -288,15 +318,19 @@ def withdraw(
         game = session.get(Game, row.game_id)
         if game.status == "active":
             G.adjudicate(session, game, 1 - game.side_of(player.id), f"withdrawn: {reason}", now)
-            letters += notify.tell(session, "adjudicated", game, why=f"withdrawn: {reason}")
+            letters += notify.tell(session, "adjudicated", game, why=phrase(
+                "{name} is withdrawn from the tournament ({reason})", name=player.name, reason=reason))
             decided = game.id
-    return letters + tournament_letters.withdrawn(session, tournament, entry, seeds, reason=reason, game=decided)
+    return letters + tournament_letters.withdrawn(session, tournament, entry, seeds, reason=reason, game=decided,
+                                                  resigned=resigned)
 
 
 def adjourn(session: Session, tournament: Tournament, now: datetime) -> None:
     """Hold the next pairing and stop the clocks of the round's games (no reminder, no loss on time)."""
     if tournament.status != "running" or tournament.adjourned_at is not None:
         raise ValueError(f"tournament #{tournament.id} is not running or already adjourned")
+    if tournament.format == "ladder":
+        raise ValueError(f"tournament #{tournament.id} is a ladder: it has no round to adjourn")
     tournament.adjourned_at = now
     session.add(tournament)
     for row in boards(session, tournament, tournament.round):
@@ -339,7 +373,7 @@ def cancel(session: Session, tournament: Tournament, reason: str, now: datetime)
     if tournament.status in ("finished", "cancelled"):
         raise ValueError(f"tournament #{tournament.id} is already {tournament.status}")
     letters: list[Letter] = []
-    for row in boards(session, tournament, tournament.round):
+    for row in boards(session, tournament, None if tournament.format == "ladder" else tournament.round):
         game = session.get(Game, row.game_id) if row.game_id else None
         if game is not None and game.status == "active":
             G.cancel(session, game, reason, now)
@@ -356,14 +390,22 @@ def finish(session: Session, tournament: Tournament, now: datetime) -> list[Lett
     tournament.finished_at = now
     session.add(tournament)
     session.flush()
+    return _to_everyone(session, tournament, "tournament_final.txt")
+
+
+def close(session: Session, tournament: Tournament, now: datetime) -> list[Letter]:
+    """The operator ends a ladder: its places as they stand are the final table, mailed to every
+    player; its games in progress are played out as ordinary rated games, no place moving."""
+    if tournament.format != "ladder" or tournament.status not in ("open", "running"):
+        raise ValueError(f"tournament #{tournament.id} is not a ladder that is open or running")
+    return finish(session, tournament, now)
+
+
+def _to_everyone(session: Session, tournament: Tournament, template: str) -> list[Letter]:
+    """One letter with the tournament's view to each player still in it."""
     letters = []
     for entry in entries(session, tournament):
         player = session.get(Player, entry.player_id)
-        if player is not None and not player.banned:
-            letters.append(Letter(player, "tournament_final.txt", {"tournament": view(session, tournament, player)}))
+        if player is not None and not player.banned and not (entry.withdrawn and tournament.format == "ladder"):
+            letters.append(Letter(player, template, {"tournament": view(session, tournament, player)}))
     return letters
-
-
-def info(tournament: Tournament, board: int | None = None) -> dict[str, Any]:
-    """What a game's mails say of its tournament (`_game_facts.txt`)."""
-    return {"id": tournament.id, "name": tournament.name, "round": tournament.round, "board": board}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine.phrases import phrase
 from pbem import games as G
-from pbem import moves, notify
+from pbem import moves, notify, offers
 from pbem.commands.base import Call, Command, Context, register
 from pbem.errors import CommandError, GameError
 from pbem.i18n import N_
@@ -106,18 +106,14 @@ class Draw(_GameAction):
         G.require_active(game)
         side = game.side_of(ctx.player.id)
         if game.draw_offer == 1 - side:
-            G.finish(ctx.session, game, None, "draw agreed", now(), ending="agreement")
-            ctx.add(notify.tell(ctx.session, "draw_agreed", game, ctx.player))
+            ctx.add(offers.agree_draw(ctx.session, game, ctx.player, now()))
             return
         if game.draw_offer == side:
             raise GameError(
                 phrase("You have already offered a draw in game #{game}.", game=game.id), "", game,
                 code="draw.already_offered", params={"game": game.id},
             )
-        game.draw_offer = side
-        G.touch(game, now())
-        ctx.session.add(game)
-        ctx.add(notify.tell(ctx.session, "draw_offered", game, ctx.player))
+        ctx.add(offers.offer_draw(ctx.session, game, ctx.player, now()))
 
 
 @register
@@ -142,7 +138,4 @@ class NoDraw(_GameAction):
                 phrase("There is no draw offer to refuse in game #{game}.", game=game.id), "", game,
                 code="draw.none", params={"game": game.id},
             )
-        game.draw_offer = None
-        G.touch(game, now())
-        ctx.session.add(game)
-        ctx.add(notify.tell(ctx.session, "draw_refused", game, ctx.player))
+        ctx.add(offers.refuse_draw(ctx.session, game, ctx.player, now()))

@@ -3,26 +3,29 @@ the opponent answers `takeback [ID] accept` or `takeback [ID] refuse` (or simply
 which lets the request lapse).
 
 A request is about one ply: the sender's own last move, while the opponent has not moved
-since. Accepting undoes that ply through `pbem.games.undo` (the engine replays the rest),
+since. Against a bot, which answers within seconds, it may also be about two, asked on the
+sender's own move: their last move and the bot's answer to it (`offers.answered`). Accepting
+undoes the plies through `pbem.games.undo` (the engine replays the rest),
 gives the move back to the sender with a fresh turn on the clock, drops the game's pending
 conditional lines (the position they answer is gone) and keeps the undone move in the
-audit trail, where `pbem admin game` shows it beside the operator's changes.
+audit trail, where `pbem admin game` shows it beside the operator's changes. The checks are
+here; what a request and its answer do is in `pbem.offers`, which the bot runner shares.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, NoReturn
 
 from sqlmodel import select
 
 from engine.phrases import phrase
-from pbem import audit, clock, conditionals, notify
 from pbem import games as G
+from pbem import offers
 from pbem.commands import words
 from pbem.commands.base import Call, Command, Context, register
 from pbem.errors import CommandError, GameError
 from pbem.i18n import N_
-from pbem.models import Game, Move, Player
+from pbem.models import Game, Move
 from pbem.wallclock import now
 
 Verb = Literal["ask", "accept", "refuse"]
@@ -58,8 +61,8 @@ def verb(args: list[str]) -> Verb | None:
 
 @register
 class Takeback(Command):
-    """Ask your opponent to take back your last move, before they have moved; or answer
-    their request.
+    """Ask your opponent to take back your last move, before they have moved (against a bot,
+    also after it: with its answer); or answer their request.
 
     Write: takeback          (or: takeback 42)
        or: takeback accept   (or: takeback 42 refuse)
@@ -105,7 +108,8 @@ class Takeback(Command):
 
 
 def _ask(ctx: Context, game: Game, side: int) -> None:
-    """The sender's last move, while the opponent is on move and has not answered it."""
+    """The sender's last move, while the opponent is on move and has not answered it; against
+    a bot, also on the sender's own move: their last move and the bot's answer."""
     session = ctx.session
     if not _has_moved(ctx, game, side):
         raise GameError(
@@ -114,18 +118,19 @@ def _ask(ctx: Context, game: Game, side: int) -> None:
         )
     last = G.last_move(session, game)
     if game.turn == side or last is None or last.side != side:
-        if game.takeback_offer == 1 - side:
-            hint = phrase(
-                "Your opponent asks to take back their last move: to let them, write {accept}; to say no, "
-                "write {refuse}.",
-                accept="takeback accept", refuse="takeback refuse",
+        pair = offers.answered(session, game, side)  # against a bot, which has answered already
+        if pair is None:
+            _answered_already(game, side)
+        mine, answer = pair
+        if game.takeback_offer == side:
+            raise GameError(
+                phrase("You have already asked to take back your move {move} and the bot's answer {answer} in "
+                       "game #{game}.", move=mine.notation, answer=answer.notation, game=game.id),
+                phrase("The bot has not answered yet; the request lapses if you move."),
+                game, code="takeback.already_asked", params={"game": game.id},
             )
-        else:
-            hint = phrase("A take-back is asked before your opponent answers your move.")
-        raise GameError(
-            phrase("It is your move in game #{game}: your opponent has answered your last move.", game=game.id),
-            hint, game, code="takeback.your_move", params={"game": game.id},
-        )
+        ctx.add(offers.ask_takeback(session, game, ctx.player, mine, now(), answer=answer))
+        return
     if game.takeback_offer == side:
         raise GameError(
             phrase("You have already asked to take back your move {move} in game #{game}.",
@@ -133,10 +138,23 @@ def _ask(ctx: Context, game: Game, side: int) -> None:
             phrase("Your opponent has not answered yet; the request lapses when they move."),
             game, code="takeback.already_asked", params={"game": game.id},
         )
-    game.takeback_offer = side
-    G.touch(game, now())
-    session.add(game)
-    ctx.add(notify.tell(session, "takeback_asked", game, ctx.player, move=last.notation, by=ctx.player.name))
+    ctx.add(offers.ask_takeback(session, game, ctx.player, last, now()))
+
+
+def _answered_already(game: Game, side: int) -> NoReturn:
+    """Between people, a move answered cannot be taken back: the error that says so."""
+    if game.takeback_offer == 1 - side:
+        hint = phrase(
+            "Your opponent asks to take back their last move: to let them, write {accept}; to say no, "
+            "write {refuse}.",
+            accept="takeback accept", refuse="takeback refuse",
+        )
+    else:
+        hint = phrase("A take-back is asked before your opponent answers your move.")
+    raise GameError(
+        phrase("It is your move in game #{game}: your opponent has answered your last move.", game=game.id),
+        hint, game, code="takeback.your_move", params={"game": game.id},
+    )
 
 
 def _has_moved(ctx: Context, game: Game, side: int) -> bool:
@@ -160,35 +178,11 @@ def _request(game: Game, side: int, answer: str) -> None:
 def _accept(ctx: Context, game: Game, side: int) -> None:
     """Undo the requester's last ply and give them the move again, on a fresh turn."""
     _request(game, side, "accept")
-    session, at = ctx.session, now()
-    requester = session.get(Player, game.player_id(1 - side))
-    (undone,) = G.undo(session, game, 1, at)
-    game.turn_started_at, game.clock_credit = at, 0  # the requester's turn starts anew
-    # Conditional lines answer moves from the position that is gone: none of them holds any more,
-    # and their owners are told (in the mail about the take-back: one mail per player and game).
-    notices = conditionals.drop_all(session, game)
-    for letter in notices:  # the one who accepts reads theirs in the reply to this mail
-        letter.reply = letter.player.id == ctx.player.id
-    dropped = sum(len(letter.data["lines"]) for letter in notices)
-    audit.record(
-        session, f"player {requester.address}", "takeback", at,
-        detail=f"took back {undone.notation} (move {undone.ply})",
-        reason=f"accepted by {ctx.player.address}", game=game, player=requester,
-    )
-    ctx.add(notify.tell(session, "takeback_accepted", game, ctx.player, move=undone.notation, by=requester.name,
-                            dropped=dropped))
-    ctx.add(notices)
-    clock.reschedule(session, game, ctx.settings.reminders, fresh=True)  # after the mails: their players are loaded
+    ctx.add(offers.accept_takeback(ctx.session, game, ctx.player, now(), ctx.settings.reminders))
 
 
 def _refuse(ctx: Context, game: Game, side: int) -> None:
     """The request is gone; the game goes on from the same position."""
     _request(game, side, "refuse")
     ctx.game_hint = ctx.inbound.game_id = game.id  # as the runner does for a line that needs the board
-    last = G.last_move(ctx.session, game)
-    game.takeback_offer = None
-    G.touch(game, now())
-    ctx.session.add(game)
-    requester = ctx.session.get(Player, game.player_id(1 - side))
-    ctx.add(notify.tell(ctx.session, "takeback_refused", game, ctx.player,
-                        move=last.notation if last else "", by=requester.name))
+    ctx.add(offers.refuse_takeback(ctx.session, game, ctx.player, now()))

@@ -1,9 +1,10 @@
-"""Tournaments by mail: the list open for sign-up, join, leave (before the start), one tournament's table."""
+"""Tournaments by mail: the list open for sign-up, join, leave, one tournament's table, a ladder's challenge."""
 
 from __future__ import annotations
 
 import engine
 from engine.phrases import phrase
+from pbem import ladders
 from pbem import tournaments as T
 from pbem.commands.args import game_id
 from pbem.commands.base import Call, Command, CommandError, Context, register
@@ -29,9 +30,9 @@ def _tournament(ctx: Context, call: Call, example: str, *, lock: bool = False) -
 
 def _summary(ctx: Context, tournament: Tournament) -> dict:
     return {
-        "id": tournament.id, "name": tournament.name, "format": tournament.format,
+        "id": tournament.id, "name": tournament.name, "format": tournament.format, "status": tournament.status,
         "title": title(engine.lookup(tournament.kind)), "days": tournament.days, "rounds": tournament.rounds,
-        "players": len(entries(ctx.session, tournament)),
+        "reach": tournament.reach, "players": sum(not e.withdrawn for e in entries(ctx.session, tournament)),
     }
 
 
@@ -70,13 +71,14 @@ class Join(Command):
 
     def run(self, ctx: Context, call: Call) -> None:
         tournament = _tournament(ctx, call, "join 3", lock=True)
-        T.join(ctx.session, tournament, ctx.player, now())
-        ctx.reply("tournament_joined.txt", tournament=_summary(ctx, tournament))
+        entry = T.join(ctx.session, tournament, ctx.player, now())
+        ctx.reply("tournament_joined.txt", tournament=_summary(ctx, tournament), place=entry.seed)
 
 
 @register
 class Leave(Command):
-    """Take your name off a tournament you joined, before it starts.
+    """Take your name off a tournament you joined; once it has started, withdraw from it (your
+    game in progress goes to your opponent, the rest are forfeits).
 
     Write: leave 3
     """
@@ -84,15 +86,18 @@ class Leave(Command):
     name = "leave"
     # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
     syntax = N_("leave TOURNAMENT")
-    summary = N_("take your name off a tournament before it starts")
+    summary = N_("take your name off a tournament, or withdraw from it")
     requires_proof = True
     needs_current_records = True
     max_args = 1
 
     def run(self, ctx: Context, call: Call) -> None:
         tournament = _tournament(ctx, call, "leave 3", lock=True)
-        T.leave(ctx.session, tournament, ctx.player)
-        ctx.reply("tournament_left.txt", tournament=_summary(ctx, tournament))
+        letters = T.leave(ctx.session, tournament, ctx.player, now())
+        if letters:  # it had started: withdrawn, the reply among the letters
+            ctx.add(letters)
+        else:
+            ctx.reply("tournament_left.txt", tournament=_summary(ctx, tournament))
 
 
 @register
@@ -112,3 +117,40 @@ class TournamentCommand(Command):
         tournament = _tournament(ctx, call, "tournament 3")
         ctx.reply("tournament.txt", tournament=view(ctx.session, tournament, ctx.player),
                   summary=_summary(ctx, tournament))
+
+
+@register
+class LadderChallenge(Command):
+    """A challenge to a player above you on a ladder, by their place, address or name: the
+    game starts at once. Alone, the ladder's places and whom you may challenge.
+
+    Write: ladder 3 5     (on ladder 3, the player in place 5)
+    or:    ladder 3
+    """
+
+    name = "ladder"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("ladder TOURNAMENT [PLACE]")
+    summary = N_("a challenge up the ladder: a game with a player above you")
+    requires_proof = True
+    needs_current_records = True  # a replayed old challenge must not start a game again
+    max_args = 4  # a name of up to three words
+
+    def run(self, ctx: Context, call: Call) -> None:
+        if not call.args:
+            raise CommandError(
+                phrase("Please name the ladder by its number, and whom you challenge."),
+                phrase("Write e.g. {example}; {command} lists those open for sign-up.", example="ladder 3 5",
+                       command="tournaments"),
+                code="tournament.number",
+            )
+        tournament = _tournament(ctx, Call(call.line, call.args[:1]), "ladder 3 5", lock=True)
+        if len(call.args) == 1:
+            ctx.reply("tournament.txt", tournament=view(ctx.session, tournament, ctx.player),
+                      summary=_summary(ctx, tournament))
+            return
+        game, letters = ladders.challenge(ctx.session, tournament, ctx.player, " ".join(call.args[1:]),
+                                          ctx.settings.reminders, now(), trial=ctx.trial)
+        if game is not None:
+            ctx.game_hint = game.id
+            ctx.add(letters)

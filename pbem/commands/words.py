@@ -220,6 +220,13 @@ WORDS: dict[str, dict[str, tuple[str, ...]]] = {
         "ko": ("탈퇴",),
         "zh": ("退出",),
     },
+    "ladder": {
+        "it": ("scala",),
+        "ru": ("лестница",),
+        "uk": ("драбина",),
+        "ko": ("사다리",),
+        "zh": ("天梯",),
+    },
     "next": {
         "it": ("prossima", "prossimo"),
         "ru": ("следующая", "дальше"),

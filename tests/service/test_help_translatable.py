@@ -139,6 +139,16 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("watching.txt", {"watching": True, "already": True, "game": GAME}),
     ("watching.txt", {"watching": False, "already": False, "game": GAME}),
 ]
+# the take-back mails, each branch: asker and asked (or watcher), one ply or a move and the bot's answer
+_TAKEBACK_GAME = {**GAME, "you": "ZED", "your_side": "black", "examples": ["c4"], "notation": "NOTATION",
+                  "on_move": {**OTHER, "side": "white"}, "takebacks": True}
+CASES += [
+    (name, {"game": {**_TAKEBACK_GAME, "your_turn": turn, "your_side": side}, "move": "D5", "answer": answer,
+            "by": "YAN", "dropped": 1})
+    for name in ("takeback_asked.txt", "takeback_accepted.txt", "takeback_refused.txt")
+    for turn, side in ((True, "black"), (False, "black"), (False, None))
+    for answer in ("C4", "")
+]
 
 
 @pytest.mark.parametrize(("name", "context"), CASES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CASES)])

@@ -137,6 +137,8 @@ NOT_BY_MAIL |= {"tournament_game.txt", "tournament_final.txt", "tournament_joine
 # A withdrawal (the operator's, or after two losses on time) and the forfeits it leaves:
 # tests/service/test_tournaments.py and tests/admin/test_admin_tournaments.py send these.
 NOT_BY_MAIL |= {"tournament_withdrawn.txt", "tournament_forfeit.txt"}
+# A ladder's start and its results: tests/service/test_ladders.py sends and checks these.
+NOT_BY_MAIL |= {"ladder_started.txt", "ladder_result.txt"}
 
 
 def numbered(server, line: str) -> str:

@@ -101,19 +101,37 @@ def test_a_round_robin_of_four_from_the_start_to_the_final_table(server) -> None
     assert {"tournament_game", "tournament_final"} <= _read_safely(server)
 
 
-def test_joining_twice_and_leaving_after_the_start_are_refused(server) -> None:
+def test_joining_a_started_tournament_is_refused(server) -> None:
     tid = _start(server)
     with transaction(server.engine) as session:
         tournament = T.get(session, tid)
         player = session.exec(select(Player).where(Player.address == PLAYERS[0])).one()
-        for action in (lambda: T.join(session, tournament, player, now()), lambda: T.leave(session, tournament, player)):
-            try:
-                action()
-            except Exception as exc:  # noqa: BLE001
-                assert exc.code in ("tournament.not_open", "tournament.started")
-            else:
-                raise AssertionError("accepted")
+        with pytest.raises(Exception) as refused:  # noqa: PT011
+            T.join(session, tournament, player, now())
+        assert refused.value.code == "tournament.not_open"
         assert len(session.exec(select(Entry).where(Entry.tournament_id == tid)).all()) == 4
+
+
+def test_leaving_after_the_start_resigns_the_tournament(server) -> None:
+    tid = _start(server)  # four players, three rounds
+    quitter = PLAYERS[0]
+    game = next(g for g in _games(server, tid, 1) if _address(server, g.player0_id) == quitter
+                or _address(server, g.player1_id) == quitter)
+    opponent = _address(server, game.player1_id if _address(server, game.player0_id) == quitter else game.player0_id)
+    server.say(quitter, f"leave {tid}")
+    (reply,) = [m for m in server.mails(quitter) if "you are withdrawn" in m["Subject"]]
+    assert reply["Subject"].startswith("[pbem] Tournament Winter Cup: you are withdrawn")
+    body = " ".join(text(reply).split())
+    assert f"As you asked, you are withdrawn from the tournament Winter Cup (#{tid})." in body
+    assert f"Your game #{game.id} of this round goes to your opponent" in body
+    assert "Your 2 remaining games are scored as losses by forfeit." in body
+    with Session(server.engine) as session:
+        assert session.get(Game, game.id).status == "finished"
+        entry = session.exec(select(Entry).join(Player).where(Player.address == quitter)).one()
+        assert entry.withdrawn and entry.withdrawn_reason == "resigned the tournament"
+    assert "You won" in " ".join(text(server.last(opponent)).split()) or "withdrawn" in text(server.last(opponent))
+    server.say(quitter, f"leave {tid}")  # once is enough
+    assert f"You are not in tournament #{tid}." in " ".join(text(server.last(quitter)).split())
 
 
 def test_a_swiss_of_four_pairs_two_rounds_without_a_repeat_and_finishes(server) -> None:
@@ -175,8 +193,6 @@ def test_sign_up_by_mail_and_every_refusal_says_why(server) -> None:
     with transaction(server.engine) as session:
         post.post(session, settings, server.service.templates,
                   T.start(session, T.get(session, tid), settings.reminders, now()))
-    server.say(PLAYERS[0], f"leave {tid}")
-    assert "has started: you can no longer leave it" in " ".join(text(server.last(PLAYERS[0])).split())
     server.say(PLAYERS[0], f"join {tid}")
     assert "is no longer open for sign-up" in " ".join(text(server.last(PLAYERS[0])).split())
     server.say(PLAYERS[0], f"tournament {tid}")

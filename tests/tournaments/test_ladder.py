@@ -68,3 +68,21 @@ def test_any_run_of_challenges_keeps_every_player_once_and_the_winner_above(
             assert ladder.place(winner) == min(before.place(challenger), before.place(defender))
         moved = [p for p in ladder.players if ladder.place(p) != before.place(p)]
         assert set(moved) in (set(), {challenger, defender})
+
+
+def test_a_game_settled_after_the_places_moved_still_gives_the_winner_the_higher_place() -> None:
+    # 50 challenged 30 from place 5; meanwhile 30 fell to place 4 and 50 stayed at 5
+    moved = Ladder((10, 20, 40, 30, 50, 60), reach=2)
+    assert moved.settle(50, 30, winner=50).players == (10, 20, 40, 50, 30, 60)
+    assert moved.settle(50, 30, winner=30) == moved  # the higher player won: nothing moves
+    assert moved.settle(50, 30, winner=None) == moved
+    # the challenger climbed above the defender meanwhile: a win keeps things as they are
+    above = Ladder((10, 50, 20, 30, 40, 60), reach=2)
+    assert above.settle(50, 30, winner=50) == above
+    assert above.settle(50, 30, winner=30).players == (10, 30, 20, 50, 40, 60)
+    # far apart now: the swap needs no reach
+    assert Ladder((30, 1, 2, 3, 4, 50)).settle(50, 30, winner=50).players == (50, 1, 2, 3, 4, 30)
+    # one left the ladder meanwhile: nothing moves
+    assert LADDER.settle(50, 99, winner=50) == LADDER
+    with pytest.raises(ValueError):
+        LADDER.settle(50, 30, winner=10)

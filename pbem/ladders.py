@@ -1,0 +1,253 @@
+"""A ladder tournament by mail: challenges up the ladder, and the places moved once each game ends.
+
+A ladder has no rounds. Once the operator starts it, the players stand in places (by rating
+at the start; a newcomer at the bottom), kept in `Entry.seed`, 1 the top. A player challenges
+someone up to `Tournament.reach` places above (`ladder T PLACE`); the game starts at once
+with the usual mails, one `TournamentGame` row per challenge (`round` counts the challenges).
+A player has one challenge of their own at a time and defends one at a time. When the game
+ends, the daemon's round (`pbem.tournament_rounds`) scores the row once, with the ladder's row
+locked, and the winner takes the higher place (`pbem.ladder.Ladder.settle`); both players get
+the new places. The pure rules are `pbem.ladder`; this module holds the rows and the letters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, or_
+from sqlmodel import Session, select
+
+from engine.phrases import phrase
+from pbem import clock, notify
+from pbem import games as G
+from pbem.errors import CommandError
+from pbem.ladder import Ladder
+from pbem.models import Entry, Game, Player, Tournament, TournamentGame
+from pbem.notify import Letter
+from pbem.tournament_table import info, score, view
+
+
+def standing(session: Session, tournament: Tournament) -> Ladder:
+    """The ladder as it stands: the players still on it, by place."""
+    rows = session.exec(
+        select(Entry).where(Entry.tournament_id == tournament.id, Entry.withdrawn.is_(False))
+        .order_by(Entry.seed, Entry.id)
+    ).all()
+    return Ladder(tuple(e.player_id for e in rows), tournament.reach or 1)
+
+
+def _store(session: Session, tournament: Tournament, ladder: Ladder) -> None:
+    """Write the ladder's places back to the entries (1 the top)."""
+    place = {player: at for at, player in enumerate(ladder.players, start=1)}
+    for entry in session.exec(select(Entry).where(Entry.tournament_id == tournament.id)):
+        wanted = place.get(entry.player_id)
+        if not entry.withdrawn and entry.seed != wanted:
+            entry.seed = wanted
+            session.add(entry)
+    session.flush()
+
+
+def _refuse(code: str, message: Any, hint: Any, **params: Any) -> CommandError:
+    return CommandError(message, hint, code=f"ladder.{code}", params=params)
+
+
+def _require_ladder(tournament: Tournament) -> None:
+    if tournament.format != "ladder":
+        raise _refuse("not_ladder", phrase("The tournament #{tournament} is not a ladder.", tournament=tournament.id),
+                      phrase("Write {command} to see its games.", command=f"tournament {tournament.id}"),
+                      tournament=tournament.id)
+    if tournament.status != "running":
+        if tournament.status == "open":
+            message = phrase("The ladder #{tournament} has not started yet.", tournament=tournament.id)
+        else:
+            message = phrase("The ladder #{tournament} is over.", tournament=tournament.id)
+        raise _refuse("not_running", message,
+                      phrase("Write {command} to see where it stands.", command=f"tournament {tournament.id}"),
+                      tournament=tournament.id, status=tournament.status)
+
+
+def _target(session: Session, tournament: Tournament, ladder: Ladder, word: str) -> int:
+    """The player a challenge names: by place, address or name, among those on the ladder."""
+    word = word.strip()
+    if word.lstrip("#").isdigit():
+        place = int(word.lstrip("#"))
+        if 1 <= place <= len(ladder.players):
+            return ladder.players[place - 1]
+    else:
+        players = session.exec(select(Player).where(Player.id.in_(ladder.players))).all()
+        lowered = word.lower()
+        found = [p for p in players if p.address == lowered] or [p for p in players if p.name.lower() == lowered]
+        if len(found) == 1:
+            return found[0].id
+    raise _refuse("no_player",
+                  phrase("Nobody on the ladder #{tournament} is {who}.", tournament=tournament.id, who=word),
+                  phrase("Write a place, e.g. {example}; {command} shows the places.",
+                         example=f"ladder {tournament.id} 3", command=f"tournament {tournament.id}"),
+                  tournament=tournament.id, who=word)
+
+
+def _open_challenges(session: Session, tournament: Tournament) -> list[TournamentGame]:
+    """The ladder's challenges whose game is still being played."""
+    return list(session.exec(
+        select(TournamentGame).join(Game, Game.id == TournamentGame.game_id)
+        .where(TournamentGame.tournament_id == tournament.id, Game.status == "active")
+    ))
+
+
+def playing(session: Session, tournament: Tournament, player_id: int) -> bool:
+    """Whether the player has a ladder game in progress (they may not leave meanwhile)."""
+    return any(player_id in (row.first_id, row.second_id) for row in _open_challenges(session, tournament))
+
+
+def _check(session: Session, tournament: Tournament, ladder: Ladder, challenger: Player, defender_id: int) -> None:
+    """Every reason the challenge may not be made, as a reply that says what to write instead."""
+    shows = phrase("Write {command} to see the places and whom you may challenge.", command=f"tournament {tournament.id}")
+    reason = ladder.refusal(challenger.id, defender_id)
+    if reason == "absent":
+        raise _refuse("absent", phrase("You are not on the ladder #{tournament}.", tournament=tournament.id),
+                      phrase("To join it, write {command}.", command=f"join {tournament.id}"), tournament=tournament.id)
+    if reason == "self":
+        raise _refuse("self", phrase("You cannot challenge yourself."), shows, tournament=tournament.id)
+    mine, theirs = ladder.place(challenger.id), ladder.place(defender_id)
+    if reason == "below":
+        raise _refuse("below", phrase("Place {place} is below your place, {mine}: challenge someone above you.",
+                                      place=theirs, mine=mine), shows, tournament=tournament.id, place=theirs)
+    if reason == "beyond":
+        raise _refuse("beyond", phrase("Place {place} is too far above your place, {mine}: you may challenge up to "
+                                       "{reach} places above.", place=theirs, mine=mine, reach=ladder.reach),
+                      shows, tournament=tournament.id, place=theirs, reach=ladder.reach)
+    for row in _open_challenges(session, tournament):
+        if row.challenger_id == challenger.id:
+            raise _refuse("busy", phrase("Your challenge in game #{game} is still being played: one at a time.",
+                                         game=row.game_id),
+                          phrase("You may challenge again when it ends."), tournament=tournament.id, game=row.game_id)
+        defending = row.second_id if row.challenger_id == row.first_id else row.first_id
+        if defender_id in (row.first_id, row.second_id) and defending == defender_id:
+            raise _refuse("engaged", phrase("The player in place {place} is defending a challenge already "
+                                            "(game #{game}).", place=theirs, game=row.game_id),
+                          phrase("You may challenge someone else, or again when that game ends."),
+                          tournament=tournament.id, place=theirs, game=row.game_id)
+
+
+def _first(session: Session, tournament: Tournament, challenger: int, defender: int) -> tuple[int, int]:
+    """Who moves first: the one of the two who moved first less often on this ladder, else the challenger."""
+    firsts = dict(session.exec(
+        select(TournamentGame.first_id, func.count()).where(
+            TournamentGame.tournament_id == tournament.id, TournamentGame.first_id.in_([challenger, defender]))
+        .group_by(TournamentGame.first_id)
+    ).all())
+    if firsts.get(defender, 0) < firsts.get(challenger, 0):
+        return defender, challenger
+    return challenger, defender
+
+
+def facts(session: Session, tournament: Tournament, row: TournamentGame, ladder: Ladder) -> dict[str, Any]:
+    """What a ladder game's mails say of its challenge (`tournament_game.txt`, `_game_facts.txt`)."""
+    defender = row.second_id if row.challenger_id == row.first_id else row.first_id
+    names = {p.id: p.name for p in session.exec(select(Player).where(Player.id.in_([row.challenger_id, defender])))}
+    return {
+        **info(tournament), "ladder": True,
+        "challenger": names[row.challenger_id], "challenger_place": ladder.place(row.challenger_id),
+        "defender": names[defender], "defender_place": ladder.place(defender),
+    }
+
+
+def challenge(
+    session: Session, tournament: Tournament, challenger: Player, target: str, reminders: Sequence[float],
+    now: datetime, *, trial: bool = False,
+) -> tuple[Game | None, list[Letter]]:
+    """Challenge the player a word names: the game starts at once; the challenger's letter is
+    the reply to their mail, the defender's a mail of its own. `trial` checks only."""
+    _require_ladder(tournament)
+    ladder = standing(session, tournament)
+    defender = _target(session, tournament, ladder, target)
+    _check(session, tournament, ladder, challenger, defender)
+    if trial:
+        return None, []
+    first, second = _first(session, tournament, challenger.id, defender)
+    game = G.begin(session, tournament.kind, tournament.options, first, second, now,
+                   days=tournament.days, weekends_off=tournament.weekends_off)
+    tournament.round += 1
+    session.add(tournament)
+    row = TournamentGame(tournament_id=tournament.id, round=tournament.round, board=1, first_id=first,
+                         second_id=second, game_id=game.id, challenger_id=challenger.id)
+    session.add(row)
+    session.flush()  # the UNIQUE (tournament, round, board) guards the count
+    letters = notify.tell(session, "ladder_challenge", game, challenger,
+                          tournament=facts(session, tournament, row, ladder))
+    clock.reschedule(session, game, reminders, fresh=True)
+    return game, letters
+
+
+def due(session: Session) -> list[tuple[int, int]]:
+    """(tournament, row) of every running ladder's challenge whose game has ended but not yet moved the places."""
+    query = (
+        select(TournamentGame.tournament_id, TournamentGame.id)
+        .join(Tournament, Tournament.id == TournamentGame.tournament_id)
+        .join(Game, Game.id == TournamentGame.game_id)
+        .where(Tournament.format == "ladder", Tournament.status == "running",
+               TournamentGame.first_points.is_(None), Game.status != "active")
+        .order_by(TournamentGame.id)
+    )
+    return [(t, r) for t, r in session.exec(query).all()]
+
+
+def settle(session: Session, tournament: Tournament, row_id: int) -> list[Letter]:
+    """Score one ended challenge and move the places; nothing if it was scored already (the
+    caller holds the ladder's row, so of several daemons one does it)."""
+    row = session.get(TournamentGame, row_id, populate_existing=True)
+    if row is None or row.first_points is not None or not score(session, row):
+        return []
+    before = standing(session, tournament)
+    game = session.get(Game, row.game_id)
+    winner = None if row.first_points == row.second_points else (row.first_id if row.first_points > row.second_points
+                                                                  else row.second_id)
+    after = before.settle(row.first_id, row.second_id, winner)
+    _store(session, tournament, after)
+    letters = []
+    for player_id in (row.first_id, row.second_id):
+        player = session.get(Player, player_id)
+        if player is None or player.banned:
+            continue
+        letters.append(Letter(player, "ladder_result.txt", {
+            "tournament": view(session, tournament, player), "game": game.id, "result": game.result,
+            "moved": after != before, "you": _place(after, player_id), "was": _place(before, player_id),
+        }))
+    return letters
+
+
+def _place(ladder: Ladder, player_id: int) -> int | None:
+    return ladder.place(player_id) if player_id in ladder.players else None
+
+
+def withdraw_games(session: Session, tournament: Tournament, player: Player, reason: str,
+                   now: datetime) -> tuple[list[Letter], int | None]:
+    """A player leaves the ladder (or is withdrawn): each of their games in progress goes to
+    the opponent, those rows are scored at once (no place moves for them), and the places
+    below close up."""
+    letters: list[Letter] = []
+    decided = None
+    for row in _open_challenges(session, tournament):
+        if player.id not in (row.first_id, row.second_id):
+            continue
+        game = session.get(Game, row.game_id)
+        G.adjudicate(session, game, 1 - game.side_of(player.id), f"withdrawn: {reason}", now)
+        letters += notify.tell(session, "adjudicated", game, why=phrase(
+            "{name} is withdrawn from the tournament ({reason})", name=player.name, reason=reason))
+        score(session, row)
+        decided = game.id
+    return letters, decided
+
+
+def close_up(session: Session, tournament: Tournament) -> None:
+    """Renumber the places after someone left: those below move up one."""
+    _store(session, tournament, standing(session, tournament))
+
+
+def newcomer_place(session: Session, tournament: Tournament) -> int:
+    """The place a player joining a running ladder takes: the bottom."""
+    query = select(func.max(Entry.seed)).where(Entry.tournament_id == tournament.id,
+                                               or_(Entry.withdrawn.is_(False), Entry.withdrawn.is_(None)))
+    return (session.exec(query).one() or 0) + 1
