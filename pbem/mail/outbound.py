@@ -34,16 +34,9 @@ from pbem.mail.notation import format_message_id
 LOOP_HEADER = "X-PBEM-Loop"
 
 
-_DIGITS = re.compile(r"(?<=boundary=\"={15})\d{19}(?==)")  # the random part of a boundary of `_boundary`
-_SHAPE = "0" * 19
-_FOLDED: dict[tuple[str, str, int | None], str] = {}  # a Content-Type's shape -> how it folds
-
-
 class _Wire(Compat32):
     """compat32 with CRLF line ends, which writes a short printable ASCII header as it is: what
-    compat32's folding makes of such a line, without building a `Header` for every line. A
-    multipart's Content-Type (too long for one line) is folded once per shape: folding breaks
-    between words, never inside the digits of its boundary, so any digits fold alike."""
+    compat32's folding makes of such a line, without building a `Header` for every line."""
 
     def _fold(self, name: str, value: object, sanitize: bool) -> str:
         if (
@@ -51,16 +44,7 @@ class _Wire(Compat32):
             and len(name) + 2 + len(value) <= self.max_line_length
         ):
             return f"{name}: {value}{self.linesep}"
-        digits = _DIGITS.search(value) if name == "Content-Type" and isinstance(value, str) else None
-        if digits is None or _SHAPE in value:
-            return super()._fold(name, value, sanitize)
-        shape = value[: digits.start()] + _SHAPE + value[digits.end() :]
-        folded = _FOLDED.get((shape, self.linesep, self.max_line_length))
-        if folded is None:
-            if len(_FOLDED) >= 64:
-                _FOLDED.clear()
-            folded = _FOLDED[(shape, self.linesep, self.max_line_length)] = super()._fold(name, shape, sanitize)
-        return folded.replace(_SHAPE, digits.group(), 1)
+        return super()._fold(name, value, sanitize)
 
 
 _WIRE = _Wire(linesep="\r\n", max_line_length=78)

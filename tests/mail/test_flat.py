@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from email import message_from_bytes
-from email.policy import Compat32
 
 import pytest
 
@@ -60,15 +59,3 @@ def test_the_bytes_are_the_generators(shape: str, monkeypatch: pytest.MonkeyPatc
 def test_a_message_of_another_shape_goes_through_the_generator() -> None:
     msg = message_from_bytes(b"Subject: hi\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\npre\r\n--b\r\n\r\nx\r\n--b--\r\n")
     assert outbound.flat(msg) == msg.as_bytes(policy=outbound._WIRE)
-
-
-@pytest.mark.parametrize("value", [
-    'multipart/alternative; boundary="===============1234567890123456789=="',
-    'multipart/mixed; boundary="===============0000000000000000000=="',
-    'multipart/mixed; boundary="===============9000000000000000000=="; x="a long parameter that folds too"',
-    'text/plain; charset="utf-8"',
-])
-def test_a_content_type_folds_as_compat32_folds_it(value: str) -> None:
-    plain = Compat32(linesep="\r\n", max_line_length=78)
-    for _ in range(2):  # the first folds its shape, the second reuses it
-        assert outbound._WIRE.fold_binary("Content-Type", value) == plain.fold_binary("Content-Type", value)
