@@ -120,42 +120,7 @@ def build(
     msg["Auto-Submitted"] = "auto-replied"
     msg["X-Auto-Response-Suppress"] = "All"
     msg[LOOP_HEADER] = loop_marker
-    return flat(msg)
-
-
-_NEWLINES = re.compile(r"\r\n|\r|\n")  # the generator's own NLCRE
-
-
-def flat(msg: Message) -> bytes:
-    """`msg.as_bytes(policy=_WIRE)`, byte for byte, for the mails `build` makes (text payloads
-    in ASCII, multiparts with their boundary set, no preamble or epilogue), without the
-    generator's buffers and clones per part; any other message goes through the generator."""
-    out: list[bytes] = []
-    return b"".join(out) if _flatten(msg, out) else msg.as_bytes(policy=_WIRE)
-
-
-def _flatten(msg: Message, out: list[bytes]) -> bool:
-    payload = msg._payload  # noqa: SLF001 (what the generator itself reads)
-    for name, value in msg.raw_items():
-        out.append(_WIRE.fold_binary(name, value))
-    out.append(b"\r\n")
-    if isinstance(payload, list):
-        boundary = msg.get_boundary()
-        if (not payload or not boundary or msg.get_content_maintype() != "multipart"
-                or msg.preamble is not None or msg.epilogue is not None):
-            return False
-        for n, part in enumerate(payload):
-            out.append((f"\r\n--{boundary}\r\n" if n else f"--{boundary}\r\n").encode("ascii"))
-            if not _flatten(part, out):
-                return False
-        out.append(f"\r\n--{boundary}--\r\n".encode("ascii"))
-        return True
-    if payload is None:
-        return True
-    if not isinstance(payload, str) or not payload.isascii():  # surrogates: bytes the generator writes back
-        return False
-    out.append(_NEWLINES.sub("\r\n", payload).encode("ascii"))
-    return True
+    return msg.as_bytes(policy=_WIRE)
 
 
 def needs_smtputf8(address: str) -> bool:
