@@ -16,9 +16,8 @@ from sqlmodel import Session, select
 from pbem.db import make_engine
 from pbem.models import Game, TournamentGame
 from tests.integration.daemon import POLLING, DaemonProcess
+from tests.integration.inboxes import Inboxes
 from tests.integration.test_tournament_by_email import _admin, _flat
-from tests.integration.waits import wait_until
-from tests.service.mailer import compose, parse, reply_to
 
 pytestmark = pytest.mark.integration
 
@@ -30,25 +29,11 @@ def test_a_ladder_challenge_by_real_mail_moves_the_places(mailrig, tmp_path) -> 
     daemon = DaemonProcess(mailrig, home, extra_imap=POLLING, extra_server={"clock_interval": 0.5})
     daemon.start()
     db = make_engine(f"sqlite:///{home / 'pbem.sqlite3'}")
-    taken: dict[str, set[int]] = {user: set() for user in USERS}
+    inbox = Inboxes(mailrig, USERS)
+    next_mail = inbox.next
 
-    def next_mail(user: str, subject: str):
-        """The user's earliest unread mail with `subject` in its subject (mails queued close
-        together may arrive in either order)."""
-        def found():
-            mails = [parse(raw) for raw in mailrig.messages(user)]
-            fresh = [n for n, m in enumerate(mails) if n not in taken[user] and subject in m["Subject"]]
-            return (fresh[0], mails) if fresh else None
-
-        n, mails = wait_until(found, 30, f"{user}: a mail about {subject!r}")
-        taken[user].add(n)
-        return mails[n]
-
-    def send(user: str, body: str, answering=None) -> None:
-        address = mailrig.address(user)
-        raw = reply_to(address, answering, body) if answering is not None else compose(
-            address, body, subject="ladder", to=mailrig.address("game"))
-        mailrig.submit(address, raw)
+    def send(user: str, body: str, answering=None) -> None:  # noqa: ANN001
+        inbox.send(user, body, answering, subject="ladder")
 
     try:
         assert "is open for sign-up" in _admin(daemon, "create", "Rig Ladder", "--format", "ladder",
@@ -92,4 +77,4 @@ def test_a_ladder_challenge_by_real_mail_moves_the_places(mailrig, tmp_path) -> 
         assert daemon.stop() in (0, None), daemon.log_tail()
         db.dispose()
     # and nothing else: sign-up (held, confirmed), the start, the game's start and end, the places, the close
-    assert [len(mailrig.messages(u)) for u in USERS] == [len(taken[u]) for u in USERS] == [7, 4, 7]
+    assert [len(mailrig.messages(u)) for u in USERS] == [inbox.read(u) for u in USERS] == [7, 4, 7]

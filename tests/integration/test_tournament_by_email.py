@@ -17,8 +17,8 @@ from pbem.cli import main
 from pbem.db import make_engine
 from pbem.models import Game, Player, TournamentGame
 from tests.integration.daemon import POLLING, DaemonProcess
-from tests.integration.waits import wait_until
-from tests.service.mailer import compose, parse, reply_to, text
+from tests.integration.inboxes import Inboxes
+from tests.service.mailer import text
 
 pytestmark = pytest.mark.integration
 
@@ -40,29 +40,11 @@ def test_a_round_robin_of_four_by_real_mail(mailrig, tmp_path) -> None:
     daemon = DaemonProcess(mailrig, home, extra_imap=POLLING, extra_server={"clock_interval": 0.5})
     daemon.start()
     db = make_engine(f"sqlite:///{home / 'pbem.sqlite3'}")
-    seen = dict.fromkeys(USERS, 0)
-    taken: dict[str, set[int]] = {user: set() for user in USERS}
+    inbox = Inboxes(mailrig, USERS)
+    next_mail = inbox.next
 
-    def next_mail(user: str, subject: str):
-        """The user's earliest mail not read yet with `subject` in its subject. Mails queued
-        close together may arrive in either order (the outbox sends on several connections):
-        the next round's pairing, or the final table, may come before a game's end."""
-        seen[user] += 1
-
-        def found():
-            mails = [parse(raw) for raw in mailrig.messages(user)]
-            fresh = [n for n, m in enumerate(mails) if n not in taken[user] and subject in m["Subject"]]
-            return (fresh[0], mails) if fresh else None
-
-        n, mails = wait_until(found, 30, f"{user}: a mail about {subject!r}")
-        taken[user].add(n)
-        return mails[n]
-
-    def send(user: str, body: str, answering=None) -> None:
-        address = mailrig.address(user)
-        raw = reply_to(address, answering, body) if answering is not None else compose(
-            address, body, subject="tournament", to=mailrig.address("game"))
-        mailrig.submit(address, raw)
+    def send(user: str, body: str, answering=None) -> None:  # noqa: ANN001
+        inbox.send(user, body, answering, subject="tournament")
 
     try:
         assert "is open for sign-up" in _admin(daemon, "create", "Rig Cup", "--format", "roundrobin",
@@ -105,4 +87,4 @@ def test_a_round_robin_of_four_by_real_mail(mailrig, tmp_path) -> None:
         assert daemon.stop() in (0, None), daemon.log_tail()
         db.dispose()
     for user in USERS:  # and nothing else: 2 to sign up, 3 rounds of a game and its end, the table
-        assert len(mailrig.messages(user)) == seen[user] == 9
+        assert len(mailrig.messages(user)) == inbox.read(user) == 9

@@ -79,3 +79,10 @@ def any_server(request, tmp_path) -> Iterator[Server]:
     """The service over SQLite, then over PostgreSQL: for the tests of the store itself."""
     with throwaway(request.param, tmp_path) as url:
         yield from _server(url, tmp_path)
+
+
+@pytest.fixture
+def pg_server(tmp_path) -> Iterator[Server]:
+    """The service over PostgreSQL alone: for the races of several daemons on one database."""
+    with throwaway("postgresql", tmp_path) as url:
+        yield from _server(url, tmp_path)

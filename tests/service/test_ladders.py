@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import threading
 
 import inscriptis
 import pytest
@@ -11,12 +10,11 @@ from sqlmodel import Session, select
 
 from pbem import ladders, post, tournament_rounds
 from pbem import tournaments as T
-from pbem.db import make_engine, transaction
+from pbem.db import transaction
 from pbem.models import Entry, Game, Outbox, Player, TournamentGame
 from pbem.wallclock import now
-from tests.databases import throwaway
 from tests.languages import english_left, too_wide, without_quotes
-from tests.service.conftest import _server
+from tests.service import races
 from tests.service.mailer import parse, text
 from tests.service.test_tournaments import _read_safely
 
@@ -289,12 +287,6 @@ def test_every_ladder_mail_speaks_the_readers_language(server, language) -> None
             "tournament_joined", "tournament_left", "tournament", "tournaments"} <= {row.template for row in rows}
 
 
-@pytest.fixture
-def pg_server(tmp_path):
-    with throwaway("postgresql", tmp_path) as url:
-        yield from _server(url, tmp_path)
-
-
 def test_two_daemons_settling_one_challenge_at_once_move_the_places_once(pg_server, monkeypatch) -> None:
     server = pg_server
     tid = _ladder(server)
@@ -303,27 +295,9 @@ def test_two_daemons_settling_one_challenge_at_once_move_the_places_once(pg_serv
     server.say(PLAYERS[1], f"resign {game.id}")
     with Session(server.engine) as session:
         before = len(session.exec(select(Outbox.id)).all())
-    other = make_engine(server.service.settings.db_url)  # a second daemon: its own engine and pool
-    barrier = threading.Barrier(2)
-    real_due = ladders.due
-
-    def due_together(session):  # both daemons see the challenge as ended before either settles it
-        found = real_due(session)
-        barrier.wait(timeout=10)
-        return found
-
-    monkeypatch.setattr(ladders, "due", due_together)
-    done: list[int] = []
-
-    def daemon(engine) -> None:
-        done.append(tournament_rounds.advance_due(engine, server.service.settings, server.service.templates))
-
-    threads = [threading.Thread(target=daemon, args=(e,)) for e in (server.engine, other)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    other.dispose()
+    settings, templates = server.service.settings, server.service.templates
+    done = races.at_once(monkeypatch, ladders, "due", settings.db_url, server.engine,
+                         lambda engine: tournament_rounds.advance_due(engine, settings, templates))
     assert sorted(done) == [0, 1]
     assert _places(server, tid) == ["ann", "dan", "cat", "ben"]
     with Session(server.engine) as session:
