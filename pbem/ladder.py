@@ -29,6 +29,10 @@ class Ladder:
         """The player's place, 1 for the top."""
         return self.players.index(player) + 1
 
+    def place_of(self, player: int) -> int | None:
+        """The player's place, or None for one not on the ladder."""
+        return self.place(player) if player in self.players else None
+
     def refusal(self, challenger: int, defender: int) -> str | None:
         """Why the challenger may not challenge the defender (a code for the command's error), or None.
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, or_
+from sqlalchemy import func
 from sqlmodel import Session, select
 
 from engine.phrases import phrase
@@ -123,8 +123,7 @@ def _check(session: Session, tournament: Tournament, ladder: Ladder, challenger:
             raise _refuse("busy", phrase("Your challenge in game #{game} is still being played: one at a time.",
                                          game=row.game_id),
                           phrase("You may challenge again when it ends."), tournament=tournament.id, game=row.game_id)
-        defending = row.second_id if row.challenger_id == row.first_id else row.first_id
-        if defender_id in (row.first_id, row.second_id) and defending == defender_id:
+        if row.defender_id == defender_id:
             raise _refuse("engaged", phrase("The player in place {place} is defending a challenge already "
                                             "(game #{game}).", place=theirs, game=row.game_id),
                           phrase("You may challenge someone else, or again when that game ends."),
@@ -145,7 +144,7 @@ def _first(session: Session, tournament: Tournament, challenger: int, defender: 
 
 def facts(session: Session, tournament: Tournament, row: TournamentGame, ladder: Ladder) -> dict[str, Any]:
     """What a ladder game's mails say of its challenge (`tournament_game.txt`, `_game_facts.txt`)."""
-    defender = row.second_id if row.challenger_id == row.first_id else row.first_id
+    defender = row.defender_id
     names = {p.id: p.name for p in session.exec(select(Player).where(Player.id.in_([row.challenger_id, defender])))}
     return {
         **info(tournament), "ladder": True,
@@ -202,8 +201,7 @@ def settle(session: Session, tournament: Tournament, row_id: int) -> list[Letter
         return []
     before = standing(session, tournament)
     game = session.get(Game, row.game_id)
-    winner = None if row.first_points == row.second_points else (row.first_id if row.first_points > row.second_points
-                                                                  else row.second_id)
+    winner = None if row.forfeit or game.winner is None else game.player_id(game.winner)
     after = before.settle(row.first_id, row.second_id, winner)
     _store(session, tournament, after)
     letters = []
@@ -213,32 +211,9 @@ def settle(session: Session, tournament: Tournament, row_id: int) -> list[Letter
             continue
         letters.append(Letter(player, "ladder_result.txt", {
             "tournament": view(session, tournament, player), "game": game.id, "result": game.result,
-            "moved": after != before, "you": _place(after, player_id), "was": _place(before, player_id),
+            "moved": after != before, "you": after.place_of(player_id), "was": before.place_of(player_id),
         }))
     return letters
-
-
-def _place(ladder: Ladder, player_id: int) -> int | None:
-    return ladder.place(player_id) if player_id in ladder.players else None
-
-
-def withdraw_games(session: Session, tournament: Tournament, player: Player, reason: str,
-                   now: datetime) -> tuple[list[Letter], int | None]:
-    """A player leaves the ladder (or is withdrawn): each of their games in progress goes to
-    the opponent, those rows are scored at once (no place moves for them), and the places
-    below close up."""
-    letters: list[Letter] = []
-    decided = None
-    for row in _open_challenges(session, tournament):
-        if player.id not in (row.first_id, row.second_id):
-            continue
-        game = session.get(Game, row.game_id)
-        G.adjudicate(session, game, 1 - game.side_of(player.id), f"withdrawn: {reason}", now)
-        letters += notify.tell(session, "adjudicated", game, why=phrase(
-            "{name} is withdrawn from the tournament ({reason})", name=player.name, reason=reason))
-        score(session, row)
-        decided = game.id
-    return letters, decided
 
 
 def close_up(session: Session, tournament: Tournament) -> None:
@@ -248,6 +223,5 @@ def close_up(session: Session, tournament: Tournament) -> None:
 
 def newcomer_place(session: Session, tournament: Tournament) -> int:
     """The place a player joining a running ladder takes: the bottom."""
-    query = select(func.max(Entry.seed)).where(Entry.tournament_id == tournament.id,
-                                               or_(Entry.withdrawn.is_(False), Entry.withdrawn.is_(None)))
+    query = select(func.max(Entry.seed)).where(Entry.tournament_id == tournament.id, Entry.withdrawn.is_(False))
     return (session.exec(query).one() or 0) + 1

@@ -358,6 +358,13 @@ class TournamentGame(SQLModel, table=True):
     second_points: float | None = None
     on_time: bool = False
 
+    @property
+    def defender_id(self) -> int | None:
+        """A ladder challenge's defender: the one of the two who did not challenge."""
+        if self.challenger_id is None:
+            return None
+        return self.second_id if self.challenger_id == self.first_id else self.first_id
+
 
 class Switch(SQLModel, table=True):
     """A service switch the operator flips while the daemon runs (`pbem admin bots off|on`): no

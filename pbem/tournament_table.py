@@ -161,13 +161,15 @@ def ladder_view(session: Session, tournament: Tournament, viewer: Player | None 
     progress, its latest results, and the reader's place and whom they may challenge."""
     field = [e for e in entries(session, tournament) if not e.withdrawn]
     ids = [e.player_id for e in field]
-    players = {p.id: p for p in session.exec(select(Player).where(Player.id.in_(ids)))}
     ratings = {
         r.player_id: r.rating
         for r in session.exec(select(Rating).where(Rating.kind == tournament.kind, Rating.player_id.in_(ids)))
     }
     rows = boards(session, tournament)
     games = {g.id: g for g in session.exec(select(Game).where(Game.id.in_([r.game_id for r in rows if r.game_id])))}
+    everyone = set(ids) | {r.first_id for r in rows} | {r.second_id for r in rows if r.second_id}
+    players = {p.id: p for p in session.exec(select(Player).where(Player.id.in_(everyone)))}
+    names = {pid: p.name for pid, p in players.items()}
     ladder = Ladder(tuple(ids), tournament.reach or 1)
     starts = {e.player_id: e.rating_start for e in field}
     record = {pid: [0, 0, 0] for pid in ids}  # won, drawn, lost
@@ -177,16 +179,13 @@ def ladder_view(session: Session, tournament: Tournament, viewer: Player | None 
         for pid, points in ((row.first_id, row.first_points), (row.second_id, row.second_points or 0.0)):
             if pid in record:
                 record[pid][0 if points == 1 else (1 if points == 0.5 else 2)] += 1
-    names = {p.id: p.name for p in session.exec(
-        select(Player).where(Player.id.in_({r.first_id for r in rows} | {r.second_id for r in rows if r.second_id})))}
     open_rows = [r for r in rows if r.game_id and games[r.game_id].status == "active"]
     playing = {pid: r.game_id for r in open_rows for pid in (r.first_id, r.second_id)}
 
-    def place(pid: int) -> int | None:
-        return ladder.place(pid) if pid in ladder.players else None
+    place = ladder.place_of
 
     def challenge(row: TournamentGame) -> dict[str, Any]:
-        defender = row.second_id if row.challenger_id == row.first_id else row.first_id
+        defender = row.defender_id
         return {"game": row.game_id, "challenger": names.get(row.challenger_id, "?"),
                 "challenger_place": place(row.challenger_id), "defender": names.get(defender, "?"),
                 "defender_place": place(defender)}

@@ -305,14 +305,10 @@ def withdraw(
         return tournament_letters.withdrawn(session, tournament, entry, seeds, reason=reason)
     entry.withdrawn, entry.withdrawn_reason = True, reason[:200]
     session.add(entry)
-    if tournament.format == "ladder":
-        letters, decided = ladders.withdraw_games(session, tournament, player, reason, now)
-        ladders.close_up(session, tournament)
-        return letters + tournament_letters.withdrawn(session, tournament, entry, seeds, reason=reason, game=decided,
-                                                      resigned=resigned)
+    ladder = tournament.format == "ladder"
     letters: list[Letter] = []
     decided: int | None = None
-    for row in boards(session, tournament, tournament.round):
+    for row in boards(session, tournament, None if ladder else tournament.round):  # a ladder's games: any challenge
         if row.game_id is None or player.id not in (row.first_id, row.second_id):
             continue
         game = session.get(Game, row.game_id)
@@ -320,7 +316,11 @@ def withdraw(
             G.adjudicate(session, game, 1 - game.side_of(player.id), f"withdrawn: {reason}", now)
             letters += notify.tell(session, "adjudicated", game, why=phrase(
                 "{name} is withdrawn from the tournament ({reason})", name=player.name, reason=reason))
+            if ladder:
+                score(session, row)  # scored here: a withdrawal moves no place
             decided = game.id
+    if ladder:
+        ladders.close_up(session, tournament)
     return letters + tournament_letters.withdrawn(session, tournament, entry, seeds, reason=reason, game=decided,
                                                   resigned=resigned)
 
