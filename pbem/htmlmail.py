@@ -1,16 +1,15 @@
 """The HTML part of a mail: the text part's own words, with the boards drawn as tables.
 
-Nothing is worded twice. Each section's text template is rendered once more for the
-HTML part, unwrapped and in the reader's language, with three things swapped: every
-game's `board` becomes a marker line, every example move a marked word, and `keep` (the
-templates' mark of an example command) marks the command instead of guarding it from the
-wrapper. The text that comes out is cut into blocks (paragraphs, indented lines, the
-separator, the footer), the marker line becomes the game's board (`pbem.boards.grid`,
-drawn by `templates/html/_board.html`), and example moves and the commands the templates
-marked become `<code>`: no English word tells where a command is, so any language works.
-The frame (`_mail.txt`) is rendered the same way with a marker per section, so its words
-too are the text part's. `templates/html/_mail.html` lays the blocks out; Jinja2 escapes
-every word (autoescape), and css-inline moves the stylesheet into style attributes,
+Nothing is worded twice, and nothing is rendered twice: each section's sketch
+(`pbem.templates.Sketch`), the one rendering that also gives the text part, is taken
+unwrapped, with its marks: every game's board a mark line, every example move and every
+example command (`keep` in a template) between marks. That text is cut into blocks
+(paragraphs, indented lines, the separator, the footer), the mark line becomes the game's
+board (`pbem.boards.grid`, drawn by `templates/html/_board.html`), and example moves and the
+commands the templates marked become `<code>`: no English word tells where a command is, so
+any language works. The frame (`_mail.txt`) is sketched once too, with a mark per section,
+so its words are the text part's. `templates/html/_mail.html` lays the blocks out; Jinja2
+escapes every word (autoescape), and css-inline moves the stylesheet into style attributes,
 keeping the `@media (prefers-color-scheme: dark)` rules in the head for the clients that
 read it.
 """
@@ -26,12 +25,8 @@ from markupsafe import Markup
 
 from pbem import boards
 from pbem.i18n import DEFAULT, known
-from pbem.templates import Templates
+from pbem.templates import CODE_CLOSE, CODE_OPEN, MOVE_CLOSE, MOVE_OPEN, SECTION, Sketch, Templates
 
-BOARD = "\ue010board {}\ue010"  # a line of its own where a text template prints a board
-SECTION = "\ue010section {}\ue010"  # where the frame prints a section
-MOVE_OPEN, MOVE_CLOSE = "\ue011", "\ue012"  # around an example move
-CODE_OPEN, CODE_CLOSE = "\ue013", "\ue014"  # around an example command (`keep` in a template)
 # (pbem.templates keeps U+E000 and U+E001 for the example commands it never breaks)
 _MARKER = re.compile("^\ue010(board|section) (\\d+)\ue010$")
 _INLINER = css_inline.CSSInliner(keep_at_rules=True, minify_css=True, load_remote_stylesheets=False)
@@ -54,13 +49,9 @@ _DRAWN_MAX = 64
 HTML_LANG = {"zh": "zh-Hans"}
 
 
-def keep(*words: object) -> str:
-    """The HTML part's `keep` (in place of `pbem.templates.keep`): an example command marked
-    for `<code>`, or an example move, marked already, left as it is."""
-    text = " ".join(" ".join(str(w) for w in words).split())
-    if text.startswith(MOVE_OPEN) and text.endswith(MOVE_CLOSE) and text.count(MOVE_OPEN) == 1:
-        return text
-    return f"{CODE_OPEN}{text}{CODE_CLOSE}"
+#: an example command that is one example move and nothing else (`keep(game.examples[0])`):
+#: shown as the move, its quotes kept
+_KEPT_MOVE = re.compile(f"{CODE_OPEN}({MOVE_OPEN}[^{MOVE_OPEN}{CODE_CLOSE}]*{MOVE_CLOSE}){CODE_CLOSE}")
 
 
 def _drawn(templates: Templates, game: dict[str, Any], language: str = DEFAULT) -> Markup:
@@ -77,17 +68,6 @@ def _drawn(templates: Templates, game: dict[str, Any], language: str = DEFAULT) 
         _DRAWN.clear()
     _DRAWN[(id(grid), language)] = (grid, kind, html)
     return html
-
-
-def _boarded(value: Any, boards: list[dict[str, Any]]) -> Any:
-    """`value` with every game view's board swapped for a marker line (and examples marked)."""
-    if isinstance(value, dict) and "board" in value and "grid" in value:
-        boards.append(value)
-        examples = [f"{MOVE_OPEN}{e}{MOVE_CLOSE}" for e in value.get("examples", [])]
-        return {**value, "board": BOARD.format(len(boards) - 1), "examples": examples}
-    if isinstance(value, list):
-        return [_boarded(v, boards) for v in value]
-    return value
 
 
 def _unmarked(text: str) -> str:
@@ -177,26 +157,38 @@ def render(
     language: str = DEFAULT,
 ) -> str:
     """The HTML part of a mail of `sections` ((template, data) each) in the frame `_mail.txt`
-    (rendered with `frame` as its data), titled `subject`, in `language`: styles inlined,
-    ready to send."""
+    (with `frame` as its data), titled `subject`, in `language` (`page`, sketching them here)."""
+    sketches = [templates.sketch(name, language, **data) for name, data in sections]
+    marks = [SECTION.format(n) for n in range(len(sketches))]
+    return page(templates, sketches, templates.sketch("_mail.txt", language, **{**frame, "sections": marks}),
+                subject, language=language)
+
+
+def page(
+    templates: Templates,
+    sections: Sequence[Sketch],
+    frame: Sketch,
+    subject: str,
+    *,
+    language: str = DEFAULT,
+) -> str:
+    """The HTML part of a mail of the sketched `sections` in the sketched `frame` (which
+    marks where each goes), titled `subject`, in `language`: styles inlined, ready to send."""
     language = known(language)
-    parts = []
-    for name, data in sections:
-        boards: list[dict[str, Any]] = []
-        shown = {key: _boarded(value, boards) for key, value in data.items()}
-        body = templates.render(name, wrap=False, language=language, **{**shown, "keep": keep}).body
-        parts.append(blocks(body, boards))
-    marks = [SECTION.format(n) for n in range(len(parts))]
-    framed = templates.render(
-        "_mail.txt", wrap=False, language=language, **{**frame, "sections": marks, "keep": keep}
-    ).body
+    parts = [blocks(_html_marks(templates.unwrapped(sketch).body), sketch.boards) for sketch in sections]
+    framed = _html_marks(templates.unwrapped(frame).body)
     for part in parts:
         for block in part:
             if block["kind"] == "board":
                 block["html"] = _drawn(templates, block["game"], language)
-    page = templates.html(
+    html = templates.html(
         "_mail.html", language=language, blocks=blocks(framed, [], parts), subject=subject,
         lang=HTML_LANG.get(language, language),
     )
     # ASCII, other letters as character references, so the part can travel as 7bit, unencoded
-    return _INLINER.inline(page).encode("ascii", "xmlcharrefreplace").decode("ascii")
+    return _INLINER.inline(html).encode("ascii", "xmlcharrefreplace").decode("ascii")
+
+
+def _html_marks(text: str) -> str:
+    """A sketch's marks as the HTML part reads them: a kept example move is the move."""
+    return _KEPT_MOVE.sub(r"\1", text) if CODE_OPEN in text else text

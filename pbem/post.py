@@ -21,7 +21,7 @@ from pbem.config import Settings
 from pbem.mail import outbound
 from pbem.models import Game, Outbox, Player
 from pbem.notify import Letter, digested
-from pbem.templates import Templates
+from pbem.templates import SECTION, Templates
 from pbem.wallclock import now
 
 
@@ -96,7 +96,9 @@ def queue(
     `unproven` marks the answer to a mail that showed no proof of receipt: both ration replies."""
     letters = sorted(letters, key=lambda letter: letter.template in notify.ASIDES)  # asides last
     language = player.language  # every mail in its reader's language: two players of a game may differ
-    rendered = [templates.render(letter.template, language=language, **letter.data) for letter in letters]
+    # each section rendered once for both parts: the sketch gives the text and the HTML
+    sketches = [templates.sketch(letter.template, language, **letter.data) for letter in letters]
+    rendered = [templates.text(sketch) for sketch in sketches]
     heads, several = headings(letters)
     if several:  # a reply about several games is about none: a bare move in its answer must name its game
         game = None
@@ -113,11 +115,11 @@ def queue(
         "ignored": list(ignored), "player": player, "game_id": game.id if game is not None else None,
         "heads": heads,
     }
-    frame = templates.render("_mail.txt", language=language, sections=[r.body for r in rendered], **facts)
+    framed = templates.sketch("_mail.txt", language, sections=[SECTION.format(n) for n in range(len(letters))], **facts)
+    frame = templates.text(framed, sections=[r.body for r in rendered])
     html = None
     if player.format != "text":  # the HTML part says the same words, with the boards as tables
-        sections = [(letter.template, letter.data) for letter in letters]
-        html = htmlmail.render(templates, sections, facts, text, language=language)  # the title: no tag, no token
+        html = htmlmail.page(templates, sketches, framed, text, language=language)  # the title: no tag, no token
     thread_reply, thread_refs = _thread(session, player, game)
     message_id = outbound.new_message_id(settings.domain)
     at = now()

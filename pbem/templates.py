@@ -8,15 +8,18 @@ checkout, the checkout's own folder wins, so an edited template shows at once; t
 `templates_dir` setting overrides both.
 
 `templates/html/` holds the HTML part's layout only (`Templates.html`, autoescaped): the
-frame and the one board macro. Its words are the text templates' own, rendered unwrapped
-and cut into blocks by `pbem.htmlmail`, so nothing is worded twice.
+frame and the one board macro. Its words are the text templates' own, so nothing is worded
+twice, and each template is rendered once for both parts: a `Sketch` prints marks where the
+parts differ (a game's board, an example move, an example command, a section of the frame),
+`Templates.text` turns the marks into the text part's words and wraps the lines, and
+`pbem.htmlmail` cuts the same sketch, unwrapped, into the HTML part's blocks.
 """
 
 from __future__ import annotations
 
 import importlib.resources
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -50,6 +53,46 @@ WIDTH = 72  # every line of every mail fits a narrow client without reflowing
 class Rendered:
     subject: str
     body: str
+
+
+# The marks a sketch prints where the two parts of a mail differ (private-use letters, which
+# no template or player writes):
+BOARD = "\ue010board {}\ue010"  # a game's board: the text board, or the HTML part's table
+SECTION = "\ue010section {}\ue010"  # where the frame (`_mail.txt`) prints a section
+MOVE_OPEN, MOVE_CLOSE = "\ue011", "\ue012"  # around an example move
+CODE_OPEN, CODE_CLOSE = "\ue013", "\ue014"  # around an example command (`keep` in a template)
+_MARKED = re.compile(
+    "\ue010(board|section) (\\d+)\ue010"
+    f"|{CODE_OPEN}([^{CODE_CLOSE}]*){CODE_CLOSE}"
+    f"|[{MOVE_OPEN}{MOVE_CLOSE}]"
+)
+
+
+def mark(*words: object) -> str:
+    """`keep` as a sketch prints it: the example command between marks, which the text part
+    turns into `keep`'s unbreakable words and the HTML part into `<code>`."""
+    return CODE_OPEN + " ".join(" ".join(str(w) for w in words).split()) + CODE_CLOSE
+
+
+def _boarded(value: Any, boards: list[dict[str, Any]]) -> Any:
+    """`value` with every game view's board swapped for a mark (and its examples marked)."""
+    if isinstance(value, dict) and "board" in value and "grid" in value:
+        boards.append(value)
+        examples = [f"{MOVE_OPEN}{e}{MOVE_CLOSE}" for e in value.get("examples", [])]
+        return {**value, "board": BOARD.format(len(boards) - 1), "examples": examples}
+    if isinstance(value, list):
+        return [_boarded(v, boards) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class Sketch:
+    """A template rendered once for both parts of a mail, with marks where they differ."""
+
+    language: str
+    subject: str  # as the template printed it, marks and all
+    body: str
+    boards: tuple[dict[str, Any], ...]  # the game views whose boards the marks stand for
 
 
 _KEEP = "\ue000"  # a space the wrapper must not break at (inside an example command)
@@ -179,8 +222,8 @@ class Templates:
         if env is None:
             env = self._made(FileSystemLoader(str(self.root)), talk, html=False)
             env.globals["marker"] = MARKERS.get(talk.code, MARKERS[DEFAULT])
-            env.globals["keep"] = keep
-            env.filters["keep"] = keep
+            env.globals["keep"] = mark  # a sketch's mark: `text` makes it `keep`'s words
+            env.filters["keep"] = mark
             env.filters["pad"] = lambda text, columns: textwidth.ljust(str(_spoken(talk, text)), columns)
             env.filters["side"] = lambda name: talk.side(name)
             self._envs[talk.code] = env
@@ -208,15 +251,42 @@ class Templates:
     def exists(self, name: str) -> bool:
         return (self.root / name).is_file()
 
-    def render(self, name: str, wrap: bool = True, language: str = DEFAULT, **context: Any) -> Rendered:
-        """The subject and body of a text template in `language`; `wrap=False` leaves each line
-        whole (for the HTML part, where the mail program wraps)."""
-        module = self.environment(language).get_template(name).make_module(context)
-        subject = " ".join(_unkept(str(getattr(module, "subject", ""))).split())
-        body = str(module).strip("\n")
-        width = WIDTH if wrap else 1 << 20
+    def sketch(self, name: str, language: str = DEFAULT, **context: Any) -> Sketch:
+        """A text template in `language`, rendered once for both parts of a mail."""
+        boards: list[dict[str, Any]] = []
+        shown = {key: _boarded(value, boards) for key, value in context.items()}
+        module = self.environment(language).get_template(name).make_module(shown)
+        return Sketch(speaker(language).code, str(getattr(module, "subject", "")), str(module), tuple(boards))
+
+    def render(self, name: str, language: str = DEFAULT, **context: Any) -> Rendered:
+        """The subject and body of a text template in `language`, wrapped: the text part."""
+        return self.text(self.sketch(name, language, **context))
+
+    def text(self, sketch: Sketch, sections: Sequence[str] = ()) -> Rendered:
+        """The text part of a sketch: its boards as text, its examples as plain words, its
+        example commands as `keep` makes them (a frame's `sections` where it marked them),
+        every line wrapped."""
+        talk = speaker(sketch.language)
+
+        def plain(found: re.Match[str]) -> str:
+            if found[1] == "board":
+                return str(_spoken(talk, sketch.boards[int(found[2])]["board"]))
+            if found[1] == "section":
+                return sections[int(found[2])]
+            if found[3] is not None:
+                return keep(found[3].replace(MOVE_OPEN, "").replace(MOVE_CLOSE, ""))
+            return ""
+
+        return self._finished(_MARKED.sub(plain, sketch.subject), _MARKED.sub(plain, sketch.body), WIDTH)
+
+    def unwrapped(self, sketch: Sketch) -> Rendered:
+        """A sketch's lines whole and its marks kept: what `pbem.htmlmail` cuts into blocks."""
+        return self._finished(sketch.subject, sketch.body, 1 << 20)
+
+    def _finished(self, subject: str, body: str, width: int) -> Rendered:
+        subject = " ".join(_unkept(subject).split())
         lines: list[str] = []
-        for line in body.splitlines():
+        for line in body.strip("\n").splitlines():
             line = _trimmed(line)
             if "。" in line or "！" in line or "？" in line:
                 line = _CJK_GAP.sub("", line)  # sentences joined by a space: Chinese puts none after 。

@@ -9,9 +9,11 @@ from datetime import UTC, datetime
 
 from sqlmodel import Session, select
 
-from pbem.htmlmail import MOVE_CLOSE, MOVE_OPEN, keep, tokens
+from pbem.htmlmail import tokens
 from pbem.mail.outbound import build
 from pbem.models import Player
+from pbem.templates import MOVE_CLOSE, MOVE_OPEN
+from pbem.templates import mark as keep  # as a template's keep() prints it in a sketch
 from tests.service.mailer import compose, reply_to, text
 
 ALICE, BOB = "alice@example.org", "bob@example.org"

@@ -182,13 +182,13 @@ def test_each_player_reads_their_own_language(server, monkeypatch) -> None:
     start_game(server)
     templates = server.service.templates
     seen: list[tuple[str, str]] = []
-    original = templates.render
+    original = templates.sketch
 
-    def render(name, wrap=True, language="en", **context):  # noqa: ANN001, ANN202
+    def sketch(name, language="en", **context):  # noqa: ANN001, ANN202
         seen.append((name, language))
-        return original(name, wrap=wrap, language=language, **context)
+        return original(name, language, **context)
 
-    monkeypatch.setattr(templates, "render", render)
+    monkeypatch.setattr(templates, "sketch", sketch)
     server.say(BOB, "language uk")
     now_in = speaker("uk").gettext("My mails to you are now in %(name)s", name="українська")
     assert now_in in server.last(BOB)["Subject"], flat(server.last(BOB))

@@ -20,7 +20,7 @@ import engine
 import pbem.commands  # noqa: F401  (registers the commands)
 from pbem import i18n
 from pbem.commands import base, info
-from pbem.templates import TEMPLATES, Templates
+from pbem.templates import CODE_CLOSE, CODE_OPEN, TEMPLATES, Templates
 
 FAKE = "it"  # a language we speak, its catalog replaced by the capitals
 _FIELD = re.compile(r"(%\([a-z_0-9]+\)s|%%|\{[a-z_0-9]+\})")
@@ -60,7 +60,7 @@ def fake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Templates:
     i18n.speaker.cache_clear()
 
 
-_KEPT = re.compile("\ue001[^\\s]*")  # an example command, as keep() marks it
+_KEPT = re.compile(f"{CODE_OPEN}[^{CODE_CLOSE}]*{CODE_CLOSE}")  # an example command, as keep() marks it
 _WORD = re.compile(r"(?<![\w@.])[a-z][a-z'-]{2,}")
 # words that stay as they are: what a player types (command and game names, option values)
 TYPED = {
