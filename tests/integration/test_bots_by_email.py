@@ -86,7 +86,8 @@ def test_a_whole_game_against_each_bot_level_and_a_kill_while_thinking(mailrig, 
             assert f"bot-capturego-{level} is a bot, playing at level {level} of 3" in _flat(started)
             games[user] = int(re.search(r"game #(\d+) has begun", _flat(started)).group(1))
         playing = dict(games)
-        while playing:
+        while playing:  # the three play side by side: each person moves, then each bot answers
+            moved = {}
             for user, game_id in list(playing.items()):
                 game = _game(db, game_id)
                 if game.status != "active":
@@ -98,13 +99,14 @@ def test_a_whole_game_against_each_bot_level_and_a_kill_while_thinking(mailrig, 
                 board = _mail_for(mailrig, user, rf"your move.*\(move {game.ply + 1}\)" if game.ply else "Confirmed")
                 address = mailrig.address(user)
                 mailrig.submit(address, reply_to(address, board, _human_move(game)))
-                ply = game.ply
+                moved[game_id] = game.ply
+            for game_id, ply in moved.items():
 
                 def answered(game_id=game_id, ply=ply):
                     now = _game(db, game_id)
                     return now.status != "active" or (now.ply >= ply + 2 and now.turn == 0)
 
-                wait_until(answered, 30, f"the bot's answer in game #{game_id}")
+                wait_until(answered, 60, f"the bot's answer in game #{game_id}")
         for user, game_id in games.items():
             _bot_moves_legal(db, game_id)
             with Session(db) as session:
