@@ -44,3 +44,11 @@ def daemon_logs_hold_no_traceback() -> Iterator[None]:
     found = [f"{daemon.log}:\n" + "\n".join(tracebacks) for daemon in daemons if (tracebacks := daemon.tracebacks())]
     if found:
         pytest.fail("a daemon logged a traceback:\n" + "\n\n".join(found), pytrace=False)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long tests (marked `integration` or `slow`) first, the rest in their order after them:
+    spread over the workers (pytest-xdist hands tests out in this order), the long ones start at
+    once and the short ones fill in around them, so no worker is left with a long test at the
+    end while the others idle. The order is the same in every worker, as xdist requires."""
+    items.sort(key=lambda item: not (item.get_closest_marker("integration") or item.get_closest_marker("slow")))

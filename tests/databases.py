@@ -8,13 +8,19 @@ developer's machine and fail, saying why, in CI (the CI variable set).
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
 import secrets
+import shutil
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from sqlalchemy import Engine
+
+from pbem.db import make_engine, migrate
 from tests.needs import missing
 
 ADMIN_URL = os.environ.get("PBEM_TEST_POSTGRES", "postgresql://127.0.0.1:5432/test")
@@ -56,3 +62,28 @@ def throwaway(kind: str, tmp_path: Path) -> Iterator[str]:
     finally:
         with psycopg.connect(ADMIN_URL, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@functools.cache  # once per test process
+def _schema() -> Path:
+    """A SQLite file migrated to the newest schema, removed when the process ends."""
+    folder = Path(tempfile.mkdtemp(prefix="pbem-schema-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    path = folder / "schema.sqlite3"
+    engine = make_engine(f"sqlite:///{path}")
+    migrate(engine)
+    engine.dispose()  # the last connection closed: the WAL is checkpointed into the file
+    return path
+
+
+def migrated(engine: Engine) -> Engine:
+    """`pbem.db.migrate` for a test's new database, without running the migrations each time: a
+    SQLite file not yet created is a copy of one migrated once per process (the migrations
+    themselves run in tests/admin/test_admin_schema.py, tests/service/test_store.py and every
+    daemon a test starts). Anything else migrates."""
+    path = engine.url.database
+    if engine.dialect.name == "sqlite" and path and path != ":memory:" and not Path(path).exists():
+        shutil.copyfile(_schema(), path)
+    else:
+        migrate(engine)
+    return engine

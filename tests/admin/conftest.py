@@ -14,8 +14,9 @@ from pbem import games as G
 from pbem import players
 from pbem.cli import main
 from pbem.config import SANDBOX_ADDRESS, Settings
-from pbem.db import make_engine, migrate, transaction
+from pbem.db import make_engine, transaction
 from pbem.models import Challenge, Game
+from tests.databases import migrated
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
@@ -27,7 +28,7 @@ class Db:
         self.home = home
         self.settings = Settings(address=SANDBOX_ADDRESS, home=home, database_url=url)
         self.engine = make_engine(self.settings.db_url)
-        migrate(self.engine)
+        migrated(self.engine)
 
     def game(self, kind: str, moves: list[str] = (), options: dict | None = None,
              first: str = "alice@example.org", second: str = "bob@example.org") -> int:

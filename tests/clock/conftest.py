@@ -8,9 +8,9 @@ from dataclasses import replace
 import pytest
 
 from pbem.config import Settings
-from pbem.db import make_engine, migrate
+from pbem.db import make_engine
 from pbem.service import Service
-from tests.databases import throwaway
+from tests.databases import migrated, throwaway
 from tests.service.conftest import Server
 from tests.service.mailer import GAME
 
@@ -19,7 +19,7 @@ from tests.service.mailer import GAME
 def clocked(tmp_path) -> Iterator[Server]:
     settings = replace(Settings(), address=GAME, home=tmp_path, reminders=(48.0, 24.0), vacation_days_per_year=30)
     engine = make_engine(settings.db_url)
-    migrate(engine)
+    migrated(engine)
     yield Server(Service(settings, engine))
     engine.dispose()
 
@@ -30,6 +30,6 @@ def clocked_anywhere(request, tmp_path) -> Iterator[Server]:
     with throwaway(request.param, tmp_path) as url:
         settings = replace(Settings(), address=GAME, home=tmp_path, database_url=url, reminders=(48.0, 24.0))
         engine = make_engine(settings.db_url)
-        migrate(engine)
+        migrated(engine)
         yield Server(Service(settings, engine))
         engine.dispose()

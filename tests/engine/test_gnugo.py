@@ -138,6 +138,7 @@ GAMES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("size", "mode", "seed"), GAMES)
 def test_boards_and_captures_match_gnugo(gtp: Gtp, size: int, mode: str, seed: int) -> None:
     rules = CaptureGo({"size": size, "target": 10**6})

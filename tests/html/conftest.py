@@ -1,5 +1,5 @@
 """A headless Chromium for the whole run (Debian's chromium and chromedriver, driven by
-selenium), and the folder the screenshots go to: $PBEM_ARTIFACTS, else pytest's tmp dir."""
+selenium), and the folder the pages (and, with $PBEM_ARTIFACTS set, their screenshots) go to."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def browser() -> Iterator[object]:
 
 @pytest.fixture(scope="session")
 def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Where the screenshots are written for a person to look at (never committed)."""
+    """Where the pages and screenshots are written for a person to look at (never committed)."""
     given = os.environ.get("PBEM_ARTIFACTS")
     folder = Path(given) / "html" if given else tmp_path_factory.mktemp("html-screenshots")
     folder.mkdir(parents=True, exist_ok=True)

@@ -10,9 +10,10 @@ from sqlmodel import Session, select
 
 from pbem import games as G
 from pbem.config import Settings
-from pbem.db import make_engine, migrate
+from pbem.db import make_engine
 from pbem.models import Challenge, Game, Outbox, Player
 from pbem.service import Service
+from tests.databases import migrated
 from tests.service.conftest import Server
 from tests.service.mailer import GAME, compose, parse, reply_to
 
@@ -98,7 +99,7 @@ def collect(tmp: Path) -> dict[tuple[str, str], str]:
     """(case, template) -> the HTML part of the newest such mail; with `display` and `help`."""
     settings = replace(Settings(), address=GAME, home=tmp, database_url=f"sqlite:///{tmp / 'pbem.sqlite3'}")
     engine = make_engine(settings.db_url)
-    migrate(engine)
+    migrated(engine)
     server = Server(Service(settings, engine))
     found: dict[tuple[str, str], str] = {}
     try:

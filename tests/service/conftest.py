@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from sqlmodel import Session, select
 
 from pbem import trust
 from pbem.config import Settings
-from pbem.db import make_engine, migrate
+from pbem.db import make_engine
 from pbem.models import Outbox, Player
 from pbem.service import Service
-from tests.databases import throwaway
+from tests.databases import migrated, throwaway
 from tests.service.mailer import GAME, compose, parse, reply_to
 
 
@@ -23,6 +24,7 @@ class Server:
     def __init__(self, service: Service) -> None:
         self.service = service
         self.engine = service.engine
+        self._parsed: dict[int, tuple[bytes, Any]] = {}  # outbox id -> (its bytes, the mail parsed)
 
     def send(self, raw: bytes) -> str:
         return self.service.handle(raw).status
@@ -45,9 +47,19 @@ class Server:
             return trust.reply_to(self.service.settings, player, None)
 
     def mails(self, address: str) -> list:
+        """Every mail queued for `address`, oldest first. Each is parsed once (a whole game
+        reads a player's mails after every move), unless its row's bytes changed."""
         with Session(self.engine) as session:
-            rows = session.exec(select(Outbox).where(Outbox.recipient == address).order_by(Outbox.id)).all()
-            return [parse(row.message) for row in rows]
+            rows = session.exec(
+                select(Outbox.id, Outbox.message).where(Outbox.recipient == address).order_by(Outbox.id)
+            ).all()
+        found = []
+        for row_id, message in rows:
+            known = self._parsed.get(row_id)
+            if known is None or known[0] != message:
+                known = self._parsed[row_id] = (message, parse(message))
+            found.append(known[1])
+        return found
 
     def last(self, address: str):
         mails = self.mails(address)
@@ -62,7 +74,7 @@ class Server:
 def _server(url: str, tmp_path) -> Iterator[Server]:
     settings = replace(Settings(), address=GAME, home=tmp_path, database_url=url)
     engine = make_engine(settings.db_url)
-    migrate(engine)
+    migrated(engine)
     yield Server(Service(settings, engine))
     engine.dispose()
 

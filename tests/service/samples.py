@@ -20,10 +20,11 @@ from sqlmodel import Session, select
 
 from pbem import players
 from pbem.config import Settings
-from pbem.db import make_engine, migrate
+from pbem.db import make_engine
 from pbem.models import Outbox
 from pbem.service import Service
 from pbem.wallclock import now
+from tests.databases import migrated
 from tests.service.conftest import Server
 from tests.service.mailer import GAME, compose, parse, reply_to
 from tests.service.test_templates import ALICE, BOB, CAROL, SCRIPT, numbered
@@ -34,7 +35,7 @@ def exchange(language: str, home: Path) -> Iterator[tuple[Server, list[Outbox]]]
     """The script of `test_templates` played by three players who read `language`."""
     settings = replace(Settings(), address=GAME, home=home, database_url=f"sqlite:///{home / 'pbem.db'}")
     engine = make_engine(settings.db_url)
-    migrate(engine)
+    migrated(engine)
     try:
         with Session(engine) as session:
             for address in (ALICE, BOB, CAROL):

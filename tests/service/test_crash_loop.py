@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from sqlmodel import Session, select
 
 from pbem import quarantine
@@ -49,6 +50,7 @@ def _tries(engine) -> int | None:  # noqa: ANN001
         return row.tries if row is not None else None
 
 
+@pytest.mark.slow
 def test_a_message_that_kills_the_daemon_is_quarantined_after_max_tries_kills(tmp_path) -> None:
     raw = compose("alice@example.org", "help")
     mail = tmp_path / "mail.eml"
