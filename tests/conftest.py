@@ -3,6 +3,7 @@ and the check that every daemon a test started is stopped and logged no tracebac
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -52,3 +53,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     once and the short ones fill in around them, so no worker is left with a long test at the
     end while the others idle. The order is the same in every worker, as xdist requires."""
     items.sort(key=lambda item: not (item.get_closest_marker("integration") or item.get_closest_marker("slow")))
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: one worker more than the machine has cores (at most four, `--maxprocesses`):
+    much of a test's time is spent waiting on the daemon, Dovecot or Chromium, and a third worker
+    fills that time on a 2-core machine."""
+    return (os.cpu_count() or 1) + 1
