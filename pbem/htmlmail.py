@@ -25,14 +25,12 @@ from markupsafe import Markup
 
 from pbem import boards
 from pbem.i18n import DEFAULT, known
-from pbem.templates import CODE_CLOSE, CODE_OPEN, MOVE_CLOSE, MOVE_OPEN, SECTION, Sketch, Templates
+from pbem.templates import CODE_CLOSE, CODE_OPEN, MARK_LINE, MARKS, MOVE_CLOSE, MOVE_OPEN, Sketch, Templates
 
 # (pbem.templates keeps U+E000 and U+E001 for the example commands it never breaks)
-_MARKER = re.compile("^\ue010(board|section) (\\d+)\ue010$")
 _INLINER = css_inline.CSSInliner(keep_at_rules=True, minify_css=True, load_remote_stylesheets=False)
 #: the quotation marks around a command, opening -> closing: they go, the command is `<code>`
 QUOTES = {'"': '"', "\u201c": "\u201d", "\u201e": "\u201c", "\u00ab": "\u00bb", "\u300c": "\u300d", "\u300e": "\u300f"}
-_MARKS = "\ue010-\ue014"
 _CODE = re.compile(
     f"(?P<open>[{re.escape(''.join(QUOTES))}]?)"  # a quote before a command, dropped with its pair
     f"{CODE_OPEN}(?P<code>[^{CODE_CLOSE}]*){CODE_CLOSE}"  # an example command (`keep`)
@@ -40,7 +38,7 @@ _CODE = re.compile(
     f"|{MOVE_OPEN}(?P<move>[^{MOVE_CLOSE}]*){MOVE_CLOSE}"  # an example move
     # what a mail quotes of the player's own words ("I could not do "move z9""), in plain
     # quotes as a template writes a field: not a guess at a command from the words around it
-    f'|"(?P<quoted>[^"\\s{_MARKS}][^"{_MARKS}]{{0,58}})"'
+    f'|"(?P<quoted>[^"\\s{MARKS}][^"{MARKS}]{{0,58}})"'
 )
 _SPACES = re.compile(r"\s{2,}")  # the text part's gaps around examples: one space in HTML
 _DRAWN: dict[tuple[int, str], tuple[dict[str, Any], str, Markup]] = {}  # (id(grid), language) -> (grid, kind, table)
@@ -71,7 +69,7 @@ def _drawn(templates: Templates, game: dict[str, Any], language: str = DEFAULT) 
 
 
 def _unmarked(text: str) -> str:
-    return re.sub(f"[{_MARKS}]", "", text)
+    return re.sub(f"[{MARKS}]", "", text)
 
 
 def tokens(line: str) -> list[tuple[str, str]]:
@@ -124,7 +122,7 @@ def blocks(text: str, boards: Sequence[dict[str, Any]], sections: Sequence[list]
             out.append({"kind": kind, "lines": [line]})
 
     for line in text.splitlines():
-        marker = _MARKER.match(line.strip())
+        marker = MARK_LINE.match(line.strip())
         if marker:
             n = int(marker[2])
             if marker[1] == "board":
@@ -159,9 +157,7 @@ def render(
     """The HTML part of a mail of `sections` ((template, data) each) in the frame `_mail.txt`
     (with `frame` as its data), titled `subject`, in `language` (`page`, sketching them here)."""
     sketches = [templates.sketch(name, language, **data) for name, data in sections]
-    marks = [SECTION.format(n) for n in range(len(sketches))]
-    return page(templates, sketches, templates.sketch("_mail.txt", language, **{**frame, "sections": marks}),
-                subject, language=language)
+    return page(templates, sketches, templates.frame(len(sketches), language, **frame), subject, language=language)
 
 
 def page(

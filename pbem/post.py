@@ -21,7 +21,7 @@ from pbem.config import Settings
 from pbem.mail import outbound
 from pbem.models import Game, Outbox, Player
 from pbem.notify import Letter, digested
-from pbem.templates import SECTION, Templates
+from pbem.templates import Templates
 from pbem.wallclock import now
 
 
@@ -115,7 +115,7 @@ def queue(
         "ignored": list(ignored), "player": player, "game_id": game.id if game is not None else None,
         "heads": heads,
     }
-    framed = templates.sketch("_mail.txt", language, sections=[SECTION.format(n) for n in range(len(letters))], **facts)
+    framed = templates.frame(len(letters), language, **facts)
     frame = templates.text(framed, sections=[r.body for r in rendered])
     html = None
     if player.format != "text":  # the HTML part says the same words, with the boards as tables

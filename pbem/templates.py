@@ -61,8 +61,11 @@ BOARD = "\ue010board {}\ue010"  # a game's board: the text board, or the HTML pa
 SECTION = "\ue010section {}\ue010"  # where the frame (`_mail.txt`) prints a section
 MOVE_OPEN, MOVE_CLOSE = "\ue011", "\ue012"  # around an example move
 CODE_OPEN, CODE_CLOSE = "\ue013", "\ue014"  # around an example command (`keep` in a template)
+MARKS = "\ue010-\ue014"  # every mark's letter, as a range for a regex's [...]
+_PLACE = "\ue010(board|section) (\\d+)\ue010"  # a board's or a section's mark: which, and its number
+MARK_LINE = re.compile(f"^{_PLACE}$")  # a line that is such a mark alone
 _MARKED = re.compile(
-    "\ue010(board|section) (\\d+)\ue010"
+    f"{_PLACE}"
     f"|{CODE_OPEN}([^{CODE_CLOSE}]*){CODE_CLOSE}"
     f"|[{MOVE_OPEN}{MOVE_CLOSE}]"
 )
@@ -257,6 +260,10 @@ class Templates:
         shown = {key: _boarded(value, boards) for key, value in context.items()}
         module = self.environment(language).get_template(name).make_module(shown)
         return Sketch(speaker(language).code, str(getattr(module, "subject", "")), str(module), tuple(boards))
+
+    def frame(self, count: int, language: str = DEFAULT, **facts: Any) -> Sketch:
+        """The frame of a mail (`_mail.txt`) with a mark where each of its `count` sections goes."""
+        return self.sketch("_mail.txt", language, sections=[SECTION.format(n) for n in range(count)], **facts)
 
     def render(self, name: str, language: str = DEFAULT, **context: Any) -> Rendered:
         """The subject and body of a text template in `language`, wrapped: the text part."""
