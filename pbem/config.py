@@ -71,6 +71,9 @@ class Settings:
     max_error_replies_per_day: int = _allowed("a whole number, 0 or more", 10, ge=0)  # trust.py
     max_replies_per_day: int = _allowed("a whole number, at least 1", 100, ge=1)  # every reply, per address
     max_replies_per_thread: int = _allowed("a whole number, at least 1", 40, ge=1)  # every reply, per thread
+    # answers to mails without proof of receipt, per address and day: a newcomer is answered, a
+    # forger draws no more than this (the last one says how to go on: reply to any of our mails)
+    max_unproven_replies_per_day: int = _allowed("a whole number from 1 to 20", 3, ge=1, le=20)
     # `say`: the longest relayed message (characters) and how many a player may relay a day
     say_max_chars: int = _allowed("a whole number of characters from 1 to 2000", 1000, ge=1, le=2000)
     say_max_per_day: int = _allowed("a whole number, 0 or more", 20, ge=0, le=1000)

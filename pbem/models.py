@@ -34,6 +34,7 @@ class Player(SQLModel, table=True):
     digest_sent_at: datetime | None = None  # when the last digest went out (what is new since)
     watch_mail: bool = True  # `notify off`: no mail per move of the games they watch
     bot_level: int | None = None  # a bot of pbem.bots_players (1-3); None: a person
+    contact: str | None = Field(default=None, max_length=32)  # the secret of their personal address (pbem.contact)
 
 
 class Challenge(SQLModel, table=True):
@@ -159,6 +160,7 @@ class InboundMessage(SQLModel, table=True):
     proof: str | None = Field(default=None, max_length=20)  # plus-address, subject, dmarc, wrong; None
     game_id: int | None = Field(default=None, foreign_key="game.id", index=True)
     received_at: datetime = Field(index=True)
+    acts: str | None = Field(default=None, max_length=64, index=True)  # what a proven mail did (trust.acts)
 
 
 class Outbox(SQLModel, table=True):
@@ -181,7 +183,10 @@ class Outbox(SQLModel, table=True):
     sent_at: datetime | None = None
     game_version: int | None = None  # the game's version this mail showed (a reply to it saw that board)
     thread: str | None = Field(default=None, max_length=400, index=True)  # the inbound thread it answers
-    unproven: bool = False  # an answer to a mail that showed no proof of receipt (one a day at most)
+    unproven: bool = False  # an answer to a mail that showed no proof of receipt (a few a day at most)
+    token: str | None = Field(default=None, max_length=32, index=True)  # the MAC of the token it carries
+    #: what it showed: {"games": {"42": version, ...}, "held": [held mail ids]}; a reply proves that
+    shown: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
 
 
 class AdminAction(SQLModel, table=True):

@@ -52,7 +52,7 @@ EVENTS: dict[str, dict[str, str]] = {
 
 #: sections that ride along with a mail's news (a relayed message, its receipt): placed after
 #: the others of their mail, so a move's mail keeps the move's subject and opens with the move
-ASIDES = frozenset({"said.txt", "said_sent.txt"})
+ASIDES = frozenset({"said.txt", "said_sent.txt", "address.txt"})
 
 #: what the opponent reads instead when the event ended the game (a move that ends it)
 _ENDED = {"your_move.txt": "game_over.txt"}

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import bindparam, func, insert
 from sqlmodel import Session, select
 
-from pbem import htmlmail, notify, present, records, trust
+from pbem import htmlmail, notify, present, records, tokens, trust
 from pbem.bots_players import is_bot
 from pbem.config import Settings
 from pbem.mail import outbound
@@ -110,7 +110,10 @@ def queue(
         shown = None
         if tagged is not None:
             shown = game if game is not None and game.id == tagged else session.get(Game, tagged)
-    subject = trust.subject(text, player, shown)
+        if letters[0].reply:
+            game = shown  # the subject, the Reply-To and a reply to it all name the game whose board it shows
+    token = tokens.minted(player, game)  # the mail's own: a reply to it proves which mail it answers
+    subject = trust.subject(text, player, shown, token if shown is game else None)
     facts = {
         "ignored": list(ignored), "player": player, "game_id": game.id if game is not None else None,
         "heads": heads,
@@ -127,7 +130,7 @@ def queue(
         message_id=message_id,
         sender=(settings.name, settings.address),
         recipient=(player.name, player.address),
-        reply_to=trust.reply_to(settings, player, game),
+        reply_to=trust.reply_to(settings, player, game, token),
         subject=subject,
         body=frame.body,
         html=html,
@@ -151,8 +154,31 @@ def queue(
         thread=thread,
         unproven=unproven,
     )
+    row.shown = _shown(letters, game)
+    if row.shown is not None:  # what a reply with its token proves it saw beyond the token's own board
+        row.token = tokens.mac(player, token)
     _threaded(session, player, game, message_id)
     return row
+
+
+def _shown(letters: Sequence[Letter], game: Game | None) -> dict | None:
+    """What a mail showed beyond its own game's board (`trust.shows`): the other games whose
+    views its sections carry, at their versions now, and the held mails its notices list."""
+    games: dict[int, int] = {}
+    held: list[int] = []
+    for letter in letters:
+        listed = letter.data.get("games")
+        views = [letter.data.get("game"), *(listed if isinstance(listed, list) else ())]
+        for view in views:
+            if isinstance(view, dict) and view.get("version") is not None and view.get("status") == "active":
+                games[view["id"]] = max(view["version"], games.get(view["id"], -1))
+        if letter.game is not None and letter.game.id is not None and letter.game.status == "active":
+            games[letter.game.id] = letter.game.version
+        if letter.data.get("held") is not None:
+            held.append(letter.data["held"])
+    if game is not None and game.id is not None and games.get(game.id) == game.version:
+        del games[game.id]  # the token itself says it
+    return trust.shows(games, held)
 
 
 def headings(letters: Sequence[Letter]) -> tuple[list[dict[str, Any] | None], list[int]]:

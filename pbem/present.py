@@ -124,6 +124,7 @@ def _shared(session: Session, game: Game) -> dict[str, Any]:
     side_names = rules.sides
     shared = {
         "id": game.id,
+        "version": game.version,  # what a mail that shows this view proves its reader saw
         "kind": game.kind,
         "title": title(rules),
         "describe": rules.describe(),

@@ -17,7 +17,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from pbem import players, post, quarantine, trust
+from pbem import notify, players, post, quarantine, trust
 from pbem.commands import language, reader, runner
 from pbem.commands.base import Context
 from pbem.config import Settings
@@ -100,13 +100,15 @@ class Service:
                 trust.record_bounce(session, self.settings, envelope, raw, now())
             return Result("robot", envelope.message_id)
         at = now()
-        player, wrong_today = players.get_or_register_with(  # the trust check's count, in the same read
-            session, envelope.sender, at, trust.wrong_proofs_today(envelope.sender, at))
+        reading = reader.read(envelope.subject, envelope.text)
+        acting = runner.acting(reading)
+        player, copies = players.get_or_register_with(  # whether this mail's acts were done, in the same read
+            session, envelope.sender, at, trust.copies_of(trust.fingerprints(self.settings, envelope, acting)))
         if player.banned:  # `pbem admin ban`: no reply, no commands
             record.status, record.note = "banned", "the sender is banned"
             log.info("no reply to %s: %s is banned", envelope.message_id, envelope.sender)
             return Result("banned", envelope.message_id)
-        evidence = trust.evidence(session, self.settings, envelope, player, at, wrong_today)
+        evidence = trust.evidence(session, self.settings, envelope, player, at, copies)
         record.proof = evidence.proof or ("wrong" if evidence.wrong else None)
         if evidence.proof is not None:
             players.proven(player, envelope.sender_name, now())  # only a proven mail may name them
@@ -119,7 +121,6 @@ class Service:
             evidence=evidence,
             game_hint=self._game_hint(session, envelope),
         )
-        reading = reader.read(envelope.subject, envelope.text)
         ignored = runner.run(ctx, reading)
         language.settle(ctx, reading)  # a new player's first mail: the language of every mail to them
         self._send(ctx, ignored)
@@ -162,14 +163,17 @@ class Service:
         session, settings, at = ctx.session, self.settings, now()
         if not any(letter.reply for letter in ctx.letters):
             ctx.reply("nothing.txt")
+        if ctx.evidence.proof is not None and ctx.player.contact is None:
+            # their first proven mail: from now on they may also write from scratch, to their own address
+            ctx.reply("address.txt", address=trust.personal_address(settings, ctx.player), first=True, new=False)
         thread = trust.thread_of(session, ctx.envelope)
-        templates = [letter.template for letter in ctx.letters if letter.reply]
+        templates = [letter.template for letter in ctx.letters if letter.reply and letter.template not in notify.ASIDES]
         allowed = "ok" if ctx.acted else trust.allowance(session, settings, ctx.player, ctx.evidence, thread, templates, at)
         if allowed == "silent":
             ctx.inbound.status, ctx.inbound.note = "silenced", "replies for today used up"
             ctx.letters = [letter for letter in ctx.letters if not letter.reply]
         elif allowed == "last":
-            ctx.reply("quiet.txt")
+            ctx.reply("quiet.txt", unproven=ctx.evidence.proof is None)
         game = session.get(Game, ctx.game_hint) if ctx.game_hint else None
         if game is not None and game.side_of(ctx.player.id) is None:
             game = None

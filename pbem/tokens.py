@@ -16,11 +16,12 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
-from dataclasses import dataclass
+import secrets
+from dataclasses import dataclass, replace
 
 from pbem.models import Game, Player
 
-_TEXT = re.compile(r"^(?:(\d{1,9})\.)?(\d{1,9})\.([0-9a-f]{16})$")
+_TEXT = re.compile(r"^(?:(\d{1,9})\.)?(\d{1,9})\.((?:[0-9a-f]{6})?)([0-9a-f]{16})$")
 
 
 @dataclass(frozen=True)
@@ -31,16 +32,23 @@ class Token:
     game_id: int | None
     game_version: int | None
     player_version: int
+    nonce: str = ""  # 6 hex digits that make each mail's token its own ("" in tokens of before)
 
     @property
     def _signed(self) -> str:
+        mark = f".{self.nonce}" if self.nonce else ""
         if self.game_id is None:
-            return f"p{self.player_version}"
-        return f"g{self.game_id}.{self.game_version}.{self.player_version}"
+            return f"p{self.player_version}{mark}"
+        return f"g{self.game_id}.{self.game_version}.{self.player_version}{mark}"
 
 
 def _mac(player: Player, token: Token) -> str:
     return hmac.new(player.secret.encode(), f"pbem:{token._signed}".encode(), hashlib.sha256).hexdigest()[:16]
+
+
+def mac(player: Player, token: Token) -> str:
+    """The MAC of `token` alone: what an outbox row keeps to find the mails that carried it."""
+    return _mac(player, token)
 
 
 def current(player: Player, game: Game | None) -> Token:
@@ -50,10 +58,23 @@ def current(player: Player, game: Game | None) -> Token:
     return Token(game.id, game.version, player.version)
 
 
+def minted(player: Player, game: Game | None) -> Token:
+    """The token of one new mail: `current`, with a nonce of its own, so that a reply proves
+    which mail it answers (two mails that show the same things still carry two tokens)."""
+    return replace(current(player, game), nonce=secrets.token_hex(3))
+
+
 def format_token(player: Player, token: Token) -> str:
     """`7.3.<mac>` (game version, player version) for a game's mail, `3.<mac>` for another."""
     versions = f"{token.player_version}" if token.game_id is None else f"{token.game_version}.{token.player_version}"
-    return f"{versions}.{_mac(player, token)}"
+    return f"{versions}.{token.nonce}{_mac(player, token)}"
+
+
+def fingerprint(address: str, mac: str, lines: list[str]) -> str:
+    """What a proven mail asked, as one value: the sender, the token that proved it and its
+    acting lines. A copy of the mail sent again under another Message-ID has the same one."""
+    text = "\n".join([address.strip().lower(), mac, *lines])
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def parse_token(text: str, game_id: int | None) -> tuple[Token, str] | None:
@@ -63,10 +84,15 @@ def parse_token(text: str, game_id: int | None) -> tuple[Token, str] | None:
     if m is None or (m.group(1) is None) != (game_id is None):
         return None
     if game_id is None:
-        return Token(None, None, int(m.group(2))), m.group(3)
-    return Token(game_id, int(m.group(1)), int(m.group(2))), m.group(3)
+        return Token(None, None, int(m.group(2)), m.group(3)), m.group(4)
+    return Token(game_id, int(m.group(1)), int(m.group(2)), m.group(3)), m.group(4)
 
 
 def verify(player: Player, token: Token, mac: str) -> bool:
     """Whether `mac` is the one we wrote for `player` and `token`."""
     return hmac.compare_digest(_mac(player, token), mac)
+
+
+def new_contact() -> str:
+    """A fresh secret for a player's personal address (64 random bits)."""
+    return secrets.token_hex(8)

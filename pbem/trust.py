@@ -12,11 +12,12 @@ recorded against the player instead of being answered.
 
 from __future__ import annotations
 
+import hmac
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, time
 
-from sqlalchemy import bindparam
+from sqlalchemy import and_, bindparam, or_
 from sqlmodel import Session, func, select
 
 from pbem import tokens
@@ -28,68 +29,117 @@ from pbem.models import Bounce, Game, InboundMessage, Outbox, Player
 
 #: the templates of replies that only say something went wrong (rationed per day)
 ERROR_KINDS = ("error", "nothing", "refused")
-#: wrong tokens an address may show in a day before no token of it is checked any more
-MAX_WRONG_PROOFS = 20
 
 _OUR_ID = r"<pbem\.[0-9a-f]{24}@%s>"
 _RECIPIENT = re.compile(r"^(?:Final|Original)-Recipient:\s*rfc822\s*;\s*(\S+@\S+)\s*$", re.I | re.M)
 _STATUS = re.compile(r"^(?:Diagnostic-Code|Status):\s*(.+)$", re.I | re.M)
 
 
-def reply_to(settings: Settings, player: Player, game: Game | None) -> str:
-    """Our Reply-To for a mail to `player` about `game`: the plus-address carries the token."""
-    token = tokens.format_token(player, tokens.current(player, game))
+def reply_to(settings: Settings, player: Player, game: Game | None, token: tokens.Token | None = None) -> str:
+    """Our Reply-To for a mail to `player` about `game`: the plus-address carries the token
+    (`token`, the mail's own; a new one when not given)."""
+    text = tokens.format_token(player, token or tokens.minted(player, game))
     game_id = game.id if game is not None else None
-    return notation.format_reply_to(settings.local_part, settings.domain, token, game_id)
+    return notation.format_reply_to(settings.local_part, settings.domain, text, game_id)
 
 
-def subject(text: str, player: Player, game: Game | None) -> str:
+def subject(text: str, player: Player, game: Game | None, token: tokens.Token | None = None) -> str:
     """Our subject: `[pbem #42] text [k:TOKEN]` for a mail that shows a game, `[pbem] text` else.
 
     The tag marks our subjects, so a reply's "Re: ..." is never read as a command; the token
     there serves clients that drop our Reply-To."""
     if game is None or game.id is None:
         return notation.format_subject(text)
-    return notation.format_subject(text, game.id, tokens.format_token(player, tokens.current(player, game)))
+    return notation.format_subject(text, game.id, tokens.format_token(player, token or tokens.minted(player, game)))
+
+
+def personal_address(settings: Settings, player: Player) -> str:
+    """The player's own address (`pbem+alice.SECRET@domain`), made on first use: a mail they
+    write to it from scratch is proven, as a reply to one of our mails is."""
+    if not player.contact:
+        player.contact = tokens.new_contact()
+    return notation.format_contact(settings.local_part, settings.domain, player.address.partition("@")[0], player.contact)
 
 
 @dataclass
 class Evidence:
     """What one inbound message proves, read once before any command runs: how the sender
-    showed our token, what that token's mail showed, and which boards the mail answers."""
+    showed our token, what the mails that carried that token showed, and which boards the
+    mail answers."""
 
-    proof: str | None  # plus-address, subject, dmarc; None: no proof
+    proof: str | None  # plus-address, subject, contact, dmarc; None: no proof
     token: tokens.Token | None = None  # what the mail that carried the proving token showed
+    mac: str | None = None  # the proving token's MAC (the outbox rows that carried it have it)
     player_version: int = 0  # the player's version when the mail arrived
     wrong: bool = False  # it showed a token that is not ours
     seen: dict[int, int] = field(default_factory=dict)  # game id -> newest version the mail answers
     versions: dict[int, int] = field(default_factory=dict)  # game id -> version when the mail arrived
+    shown: dict[int, int] = field(default_factory=dict)  # game id -> newest version its token's mails showed
+    held: list[int] = field(default_factory=list)  # the held mails its token's notices listed
+    answers_held: int | None = None  # the held mail whose notice it answers (In-Reply-To), if one
+    copies: int = 0  # mails from the sender that already did what this one asks (`tokens.fingerprint`)
 
     @property
     def stale(self) -> bool:
         """The proving mail is older than the last change of the player's own records."""
         return self.token is not None and self.token.player_version < self.player_version
 
+    def covers(self, game: Game) -> bool:
+        """Whether the proving token came with a mail that showed `game` as it is now: only
+        then may a line act on it (a token of another game, or of an older board, does not)."""
+        return game.id is not None and self.shown.get(game.id, -1) >= game.version
+
 
 def evidence(
     session: Session, settings: Settings, envelope: Envelope, player: Player, now: datetime,
-    wrong_today: int | None = None,
+    copies: int | None = None,
 ) -> Evidence:
-    """Read the proof of receipt and the boards a mail answers, before any command runs;
-    `wrong_today` is `wrong_proofs_today`, when the caller read it with the player."""
+    """Read the proof of receipt and the boards a mail answers, before any command runs.
+
+    A valid token always proves, however many wrong ones the address showed (a forger's
+    guesses must not lock the player out: 64 bits of MAC are not guessed); `copies` is
+    `copies_of`, when the caller read it with the player."""
     claimed = _claimed(settings, envelope)
-    found = Evidence(proof=None, player_version=player.version)
-    proving = next(((how, token) for how, token, mac in claimed if tokens.verify(player, token, mac)), None)
-    if wrong_today is None and proving is not None:
-        wrong_today = _wrong_proofs(session, player, now)
-    if proving is not None and wrong_today < MAX_WRONG_PROOFS:
-        found.proof, found.token = proving
+    found = Evidence(proof=None, player_version=player.version, copies=copies or 0)
+    proving = next(((how, token, mac) for how, token, mac in claimed if tokens.verify(player, token, mac)), None)
+    if proving is not None:
+        found.proof, found.token, found.mac = proving
+    elif _contact(settings, envelope, player):
+        found.proof = "contact"
     found.wrong = bool(claimed) and proving is None
     if found.proof is None and settings.trusted_authserv_id and dmarc_pass(envelope, settings.trusted_authserv_id):
         found.proof = "dmarc"
-    seen, versions = _boards(session, envelope, found.token)
-    found.seen, found.versions = seen, versions
+    _boards(session, envelope, player, found)
     return found
+
+
+def _contact(settings: Settings, envelope: Envelope, player: Player) -> bool:
+    """Whether the mail was sent to the player's own personal address (`pbem.contact`)."""
+    if not player.contact:
+        return False
+    for address in envelope.recipients:
+        secret = notation.parse_contact(address, settings.local_part, settings.domain)
+        if secret is not None and hmac.compare_digest(secret, player.contact):
+            return True
+    return False
+
+
+def fingerprints(settings: Settings, envelope: Envelope, lines: list[str]) -> list[str]:
+    """The fingerprints (`tokens.fingerprint`) the mail would have with each token it offers,
+    before any is checked: read with the sender's row, they tell whether a mail that did the
+    same already came (only a proven mail's fingerprint is ever stored)."""
+    if not lines:
+        return []
+    return [tokens.fingerprint(envelope.sender, mac, lines) for _, _, mac in _claimed(settings, envelope)]
+
+
+def copies_of(fingerprints: list[str]):  # noqa: ANN201  (a scalar subquery)
+    """How many recorded mails did what a mail with one of these fingerprints asks."""
+    return (
+        select(func.count(InboundMessage.id))
+        .where(InboundMessage.acts.in_(fingerprints or [""]))
+        .scalar_subquery()
+    )
 
 
 def _claimed(settings: Settings, envelope: Envelope) -> list[tuple[str, tokens.Token, str]]:
@@ -104,22 +154,6 @@ def _claimed(settings: Settings, envelope: Envelope) -> list[tuple[str, tokens.T
         if (parsed := tokens.parse_token(text, tag.game_id)) is not None:
             claimed.append(("subject", *parsed))
     return claimed[: notation.MAX_SUBJECT_TOKENS]
-
-
-def _wrong_proofs(session: Session, player: Player, now: datetime) -> int:
-    """How many mails claiming this address showed a wrong token today."""
-    return session.exec(select(wrong_proofs_today(player.address, now))).one()
-
-
-def wrong_proofs_today(address: str, now: datetime):  # noqa: ANN201  (a scalar subquery)
-    """The count of `_wrong_proofs` as a scalar subquery, to be read with the sender's row."""
-    return (
-        select(func.count(InboundMessage.id))
-        .where(InboundMessage.sender == address.strip().lower())
-        .where(InboundMessage.proof == "wrong")
-        .where(InboundMessage.received_at >= _midnight(now))
-        .scalar_subquery()
-    )
 
 
 def _midnight(now: datetime) -> datetime:
@@ -154,30 +188,39 @@ def dmarc_pass(envelope: Envelope, authserv_id: str) -> bool:
     return False
 
 
-_OURS_NAMED = (  # built once: our mails a mail's headers name, with their games
-    select(Outbox.message_id, Outbox.game_id, Outbox.game_version, Outbox.template, Outbox.thread, Game)
+_OURS_NAMED = (  # built once: our mails a mail's headers name, and those that carried its token
+    select(Outbox.message_id, Outbox.game_id, Outbox.game_version, Outbox.template, Outbox.thread,
+           Outbox.player_id, Outbox.token, Outbox.shown, Game)
     .outerjoin(Game, Game.id == Outbox.game_id)
-    .where(Outbox.message_id.in_(bindparam("ids", expanding=True)))
+    .where(or_(
+        Outbox.message_id.in_(bindparam("ids", expanding=True)),
+        and_(Outbox.token == bindparam("mac"), Outbox.player_id == bindparam("player")),
+    ))
+    .order_by(Outbox.id.desc())
+    .limit(100)
 )
 
 
-def _boards(
-    session: Session, envelope: Envelope, token: tokens.Token | None
-) -> tuple[dict[int, int], dict[int, int]]:
+def _boards(session: Session, envelope: Envelope, player: Player, found: Evidence) -> None:
     """The boards a mail answers (from its token, else its threading headers) and their
-    games' versions as the mail arrives.
+    games' versions as the mail arrives; what the mails that carried its proving token showed.
 
     One query reads our mails that the headers name with their games (kept for the commands
-    that follow) and the mail it answers (for `answered`)."""
+    that follow), the mail it answers (for `answered`) and the mails of the proving token."""
     seen: dict[int, int] = {}
     games: dict[int, Game] = {}
     ids = [*envelope.references, *([envelope.in_reply_to] if envelope.in_reply_to else [])][-40:]
-    if ids:
-        rows = session.execute(_OURS_NAMED, {"ids": ids}).all()
+    token, mac = found.token, found.mac
+    if ids or mac is not None:
+        rows = session.execute(_OURS_NAMED, {"ids": ids, "mac": mac, "player": player.id}).all()
         cache = session.info.setdefault("pbem.answered", {})
         if envelope.in_reply_to:
             cache[envelope.in_reply_to] = None
-        for message_id, game_id, version, template, thread, game in rows:
+        for message_id, game_id, version, template, thread, to, carried, shown, game in rows:
+            if mac is not None and carried == mac and to == player.id:
+                _showed(found, shown or {}, message_id == envelope.in_reply_to)
+            if message_id not in ids:
+                continue
             if message_id == envelope.in_reply_to:
                 cache[message_id] = (template, thread)
             if game is not None:
@@ -186,14 +229,38 @@ def _boards(
                     seen[game_id] = max(version, seen.get(game_id, version))
     if token is not None and token.game_id is not None:
         seen[token.game_id] = token.game_version  # the proving token says exactly which board
-    versions = {}
+        found.shown[token.game_id] = max(token.game_version or 0, found.shown.get(token.game_id, -1))
     for gid in seen:
         game = games.get(gid) or session.get(Game, gid)
         if game is not None:
             keep(session, game)
             if game.status == "active":
-                versions[gid] = game.version
-    return seen, versions
+                found.versions[gid] = game.version
+    found.seen = seen
+
+
+def _showed(found: Evidence, shown: dict, answered: bool) -> None:
+    """Add what one mail that carried the proving token showed (`Outbox.shown`)."""
+    for key, version in (shown.get("games") or {}).items():
+        gid = int(key)
+        found.shown[gid] = max(int(version), found.shown.get(gid, -1))
+    for held_id in shown.get("held") or ():
+        if held_id not in found.held:
+            found.held.append(held_id)
+        if answered:
+            found.answers_held = held_id
+
+
+def shows(letters_games: dict[int, int], held: list[int]) -> dict | None:
+    """What an outbox row keeps of what its mail showed (read back by `_showed`)."""
+    if not letters_games and not held:
+        return None
+    shown: dict = {}
+    if letters_games:
+        shown["games"] = {str(g): v for g, v in sorted(letters_games.items())}
+    if held:
+        shown["held"] = sorted(held)
+    return shown
 
 
 def answered(session: Session, envelope: Envelope) -> tuple[str, str | None] | None:
@@ -225,13 +292,15 @@ def allowance(
 ) -> str:
     """Whether we may answer this mail today: "ok", "last" (answer, and say it is the last one
     today) or "silent". One budget for every reply: per address and day, and per thread (a
-    looping auto-responder stays in one); a mail without proof is answered once a day at most
-    (what a forger can draw), and only what the sender caused counts against them."""
+    looping auto-responder stays in one); a mail without proof is answered a few times a day at
+    most (`max_unproven_replies_per_day`: what a forger can draw, and enough for a newcomer to
+    find their way), and only what the sender caused counts against them."""
     midnight = _midnight(now)
     ours = (Outbox.recipient == player.address, Outbox.created_at >= midnight, Outbox.thread.is_not(None))
-    if evidence.proof is None:
+    if evidence.proof is None:  # a newcomer or a forger: a few answers a day, the last one says how to go on
         answered = session.exec(select(func.count(Outbox.id)).where(*ours, Outbox.unproven.is_(True))).one()
-        return "silent" if answered >= 1 else "ok"
+        limit = settings.max_unproven_replies_per_day
+        return "silent" if answered >= limit else "last" if answered + 1 >= limit else "ok"
     proven = (*ours, Outbox.unproven.is_(False))
     last = False
     if templates and all(t.removesuffix(".txt") in ERROR_KINDS for t in templates):

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from engine.phrases import phrase
-from pbem.commands.base import Call, Command, Context, register
+from pbem import trust
+from pbem.commands.base import NO_PROOF, Call, Command, Context, register
 from pbem.errors import CommandError
 from pbem.i18n import N_
 from pbem.present import sample_views
@@ -40,6 +41,39 @@ class Name(Command):
         old, ctx.player.name = ctx.player.name, new
         ctx.session.add(ctx.player)
         ctx.reply("named.txt", old=old, new=new)
+
+
+@register
+class Address(Command):
+    """Your personal address: a mail you write to it from scratch is trusted as a reply to one of
+    my mails is. Keep it as a contact, and tell it to nobody: "address new" gives you a new one
+    and the old one stops working at once.
+
+    Write: address
+       or: address new
+    """
+
+    name = "address"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("address [new]")
+    summary = N_("your personal address, to write to me from scratch")
+    max_args = 1
+
+    def run(self, ctx: Context, call: Call) -> None:
+        renew = [a.lower() for a in call.args] == ["new"]
+        if call.args and not renew:
+            raise CommandError(
+                phrase("Write {address} to see your personal address, or {new} for a new one.",
+                       address="address", new="address new"),
+                phrase("Write e.g. {example}.", example="address new"),
+                code="address.unknown", params={"given": " ".join(call.args)[:40]},
+            )
+        if renew:
+            if ctx.evidence.proof is None:
+                raise NO_PROOF  # the reply goes to the From address, but a forger must not replace it
+            ctx.player.contact = None
+        ctx.reply("address.txt", address=trust.personal_address(ctx.settings, ctx.player), new=renew, first=False)
+        ctx.session.add(ctx.player)
 
 
 FORMATS = ("html", "text")

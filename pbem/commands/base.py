@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import engine
+from engine.phrases import phrase
 from pbem.commands import words
 from pbem.errors import CommandError
 from pbem.notify import Letter
@@ -28,7 +29,18 @@ if TYPE_CHECKING:
     from pbem.models import Game, InboundMessage, Player
     from pbem.trust import Evidence
 
-__all__ = ["COMMANDS", "Call", "Command", "CommandError", "Context", "commands", "find", "nearest", "register"]
+__all__ = ["NO_PROOF", "COMMANDS", "Call", "Command", "CommandError", "Context", "commands", "find", "nearest", "register"]
+
+
+#: what a line that needs proof of receipt gets in a mail that shows none
+NO_PROOF = CommandError(
+    phrase(
+        "This mail does not show that it answers one of my mails, so I did not act on it "
+        "(anyone can put your address in From)."
+    ),
+    phrase("Reply to my latest mail about the game, keeping its subject and sending it to its Reply-To address."),
+    code="trust.no_proof",
+)
 
 
 @dataclass
@@ -49,6 +61,10 @@ class Context:
     #: the lines of a mail without proof are tried and undone: a command skips what would spend
     #: a number players see (a challenge's, a game's), which a database sequence does not give back
     trial: bool = False
+    #: the games that an earlier line of this mail changed: its later lines may act on them
+    touched: set[int] = field(default_factory=set)
+    #: the game the line being run is about, once settled: its error shows that game's board
+    line_game: Game | None = None
 
     def reply(self, template: str, *, attach: int | None = None, **data: Any) -> None:
         """A section of the one reply to the sender; `attach` names a game whose record goes with it."""

@@ -10,16 +10,19 @@ mailing list confirms a subscription.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from datetime import timedelta
 
 from sqlmodel import select
 
-from pbem import players, trust
+from pbem import players
 from pbem.commands import base
 from pbem.commands.base import Call, Command, Context, register
 from pbem.commands.reader import Line, classify
 from pbem.i18n import N_
-from pbem.models import HeldMail
+from pbem.models import Game, HeldMail
+from pbem.present import game_view
 from pbem.wallclock import now
 
 #: how long held commands wait for their confirmation
@@ -53,49 +56,82 @@ def acts(line: Line) -> bool:
     return command.requires_proof and command is not CONFIRM
 
 
-def hold(ctx: Context, lines: list[Line]) -> list[Line]:
-    """Keep the lines of an unproven mail that would change something; return the others."""
+def hold(ctx: Context, lines: list[Line], games: Sequence[Game] = ()) -> list[Line]:
+    """Keep the lines of an unproven mail that would change something; return the others.
+
+    Each held mail gets a notice of its own, which lists its lines and nothing else, and the
+    games they act on as those stand now: a reply to that notice runs exactly those lines, in
+    games that have not changed since (`release`)."""
     acting = [line for line in lines if acts(line)]
     if acting:
-        ctx.session.add(
-            HeldMail(
-                player_id=ctx.player.id,
-                lines="\n".join(line.text for line in acting)[:4000],
-                name=ctx.envelope.sender_name[:80],
-                created_at=now(),
-            )
+        row = HeldMail(
+            player_id=ctx.player.id,
+            lines="\n".join(line.text for line in acting)[:4000],
+            name=ctx.envelope.sender_name[:80],
+            created_at=now(),
         )
-        ctx.reply("held.txt", lines=[line.text[:120] for line in acting], address=ctx.player.address)
+        ctx.session.add(row)
+        ctx.session.flush()  # its id goes into the notice, which its confirmation names
+        views = [game_view(ctx.session, game, ctx.player) for game in games]
+        ctx.reply("held.txt", lines=[quote(line) for line in acting], address=ctx.player.address, held=row.id,
+                  games=views)
     return [line for line in lines if not acts(line)]
 
 
-def _waiting(ctx: Context) -> list[HeldMail]:
+#: commands whose words after the game are free text: quoted by their name alone
+_FREE_TEXT = ("say", "name")
+_LINK = re.compile(r"://|^www\.|\.[a-z]{2,}(?:[/:?#]|$)", re.I)
+
+
+def quote(line: Line) -> str:
+    """A held line as its notice shows it: enough to recognise it, never a forger's text.
+
+    The notice goes to the address in From, whoever wrote the mail, so it must not carry a
+    forger's message: free text and anything like a link are left out, words are short."""
+    command = line.command or base.find("move")
+    head = f"#{line.game} " if line.game is not None else ""
+    words = line.words[:1] if command.name in _FREE_TEXT else line.words[:6]
+    shown = [w if "@" in w or not _LINK.search(w) else "…" for w in words]
+    shown = [w if len(w) <= 40 else w[:39] + "…" for w in shown]
+    more = len(line.words) > len(words)
+    return (head + " ".join(shown) + (" …" if more else ""))[:100]
+
+
+def _waiting(ctx: Context, ids: list[int]) -> list[HeldMail]:
+    if not ids:
+        return []
     return list(
         ctx.session.exec(
             select(HeldMail)
-            .where(HeldMail.player_id == ctx.player.id, HeldMail.status == "held")
+            .where(HeldMail.id.in_(ids), HeldMail.player_id == ctx.player.id, HeldMail.status == "held")
             .where(HeldMail.created_at >= now() - KEEP)
-            .order_by(HeldMail.id)
         )
     )
 
 
+def _chosen(ctx: Context) -> list[int]:
+    """The held mail a proven mail may confirm: the one whose notice it answers, else the one
+    its token's notice listed. Never several: a notice confirms only what it showed."""
+    evidence = ctx.evidence
+    if evidence.answers_held is not None:
+        return [evidence.answers_held]
+    return evidence.held[-1:] if len(evidence.held) == 1 else []
+
+
 def confirms(ctx: Context, lines: list[Line]) -> bool:
-    """Whether a proven mail confirms held commands: it says `confirm`, or it answers our notice."""
-    if any(line.command is CONFIRM for line in lines):
-        return bool(_waiting(ctx))
-    ours = trust.answered(ctx.session, ctx.envelope)
-    return ours is not None and ours[0] == "held" and bool(_waiting(ctx))
+    """Whether a proven mail confirms held commands: it answers our notice of them (any reply:
+    `confirm`, `ok`, or nothing at all), or says `confirm` with that notice's token."""
+    return bool(_waiting(ctx, _chosen(ctx)))
 
 
 def release(ctx: Context) -> list[Line]:
-    """The held lines, to run now (each held mail once)."""
+    """The lines of the held mail that the proven mail confirms, to run now (once)."""
     released: list[Line] = []
-    for row in _waiting(ctx):
+    for row in _waiting(ctx, _chosen(ctx)):
         row.status = "confirmed"
         ctx.session.add(row)
         players.proven(ctx.player, row.name, now())  # now the name they wrote with is theirs
-        released += [line for text in row.lines.splitlines() if (line := classify(text)) is not None]
+        released += [line for text in row.lines.split("\n") if (line := classify(text)) is not None]
     if released:
-        ctx.reply("confirmed.txt", lines=[line.text[:120] for line in released])
+        ctx.reply("confirmed.txt", lines=[quote(line) for line in released])
     return released

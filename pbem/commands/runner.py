@@ -16,23 +16,24 @@ import logging
 
 from engine.phrases import phrase
 from pbem import games as G
-from pbem import trust
+from pbem import tokens, trust
 from pbem.commands import base, held
 from pbem.commands.args import split_game
 from pbem.commands.base import Call, Context
 from pbem.commands.reader import MAX_LINES, Line, Reading
 from pbem.errors import CommandError, NotAMove
+from pbem.models import Game
 from pbem.present import forget, game_view
 
 log = logging.getLogger(__name__)
 
-NO_PROOF = CommandError(
+COPY = CommandError(
     phrase(
-        "This mail does not show that it answers one of my mails, so I did not act on it "
-        "(anyone can put your address in From)."
+        "I have already done what this mail asks: a mail with the same lines, answering the same "
+        "mail of mine, came before. So I did nothing again."
     ),
-    phrase("Reply to my latest mail about the game, keeping its subject and sending it to its Reply-To address."),
-    code="trust.no_proof",
+    phrase("To do it once more, write it in a reply to my latest mail."),
+    code="trust.copy",
 )
 STALE = CommandError(
     phrase(
@@ -54,8 +55,12 @@ def run(ctx: Context, reading: Reading) -> list[str]:
         return []
     ignored = _mistyped(ctx, reading.ignored)
     lines = reading.lines
+    own = acting(reading)
     if ctx.evidence.proof is None:
-        lines = held.hold(ctx, _check_unproven(ctx, lines, ignored))
+        lines = held.hold(ctx, *_check_unproven(ctx, lines, ignored))
+    elif ctx.evidence.mac is not None and own and ctx.evidence.copies:
+        _refused(ctx, next(line for line in lines if held.acts(line)), COPY)  # a copy of a mail already done
+        return ignored
     elif held.confirms(ctx, lines):
         lines = [*held.release(ctx), *(line for line in lines if line.command is not held.CONFIRM)]
     for line in lines:
@@ -78,7 +83,14 @@ def run(ctx: Context, reading: Reading) -> list[str]:
         else:
             savepoint.commit()
             ctx.acted = ctx.acted or held.acts(line)
+    if ctx.acted and ctx.evidence.mac is not None and own:  # so that a copy of it does nothing
+        ctx.inbound.acts = tokens.fingerprint(ctx.envelope.sender, ctx.evidence.mac, own)
     return ignored
+
+
+def acting(reading: Reading) -> list[str]:
+    """The mail's own lines that would change something: what its fingerprint covers."""
+    return [line.text for line in reading.lines if held.acts(line)]
 
 
 MAX_SUGGESTIONS = 3
@@ -99,11 +111,12 @@ def _mistyped(ctx: Context, ignored: list[str]) -> list[str]:
     return kept
 
 
-def _check_unproven(ctx: Context, lines: list[Line], ignored: list[str]) -> list[Line]:
+def _check_unproven(ctx: Context, lines: list[Line], ignored: list[str]) -> tuple[list[Line], list[Game]]:
     """Try the lines of an unproven mail and undo them: a mistake is said at once (to the
     registered address), chatter joins the `ignored` lines, and only what would work is kept,
-    to be held for confirmation."""
+    to be held for confirmation; with the games those lines act on (the notice shows them)."""
     kept = []
+    games: dict[int, Game] = {}
     for line in lines:
         if not held.acts(line):
             kept.append(line)
@@ -122,16 +135,23 @@ def _check_unproven(ctx: Context, lines: list[Line], ignored: list[str]) -> list
         ctx.inbound.game_id = about
         if problem is None:
             kept.append(line)
+            if ctx.line_game is not None:
+                games[ctx.line_game.id] = ctx.line_game
         elif isinstance(problem, NotAMove) and line.command is None:
             ignored.append(line.text[:120])
         else:
             _refused(ctx, line, problem)
     forget(ctx.session)
-    return kept
+    return kept, list(games.values())
 
 
 def _refused(ctx: Context, line: Line, exc: CommandError) -> None:
-    view = game_view(ctx.session, exc.game, ctx.player) if exc.game is not None else None
+    """The error section of a refused line, with the board of the game it was about (the one
+    the error names, else the one the line settled on): a reply to it acts in that game."""
+    game = exc.game or ctx.line_game
+    if game is not None and game.side_of(ctx.player.id) is None:
+        game = None
+    view = game_view(ctx.session, game, ctx.player) if game is not None else None
     ctx.reply("error.txt", line=line.text[:200], message=exc.message, hint=exc.hint, game=view)
 
 
@@ -139,6 +159,7 @@ def _run_line(ctx: Context, line: Line, trusted: bool = False) -> None:
     command = line.command or base.find("move")
     args = line.words[1:] if line.command is not None else line.words
     game, missing = None, None
+    ctx.line_game = None
     if command.takes_game:
         game_id, args = (line.game, args) if line.game is not None else split_game(args)
         acting = command.name if command.needs_current_board else None  # its example: `#42 c4`
@@ -146,34 +167,74 @@ def _run_line(ctx: Context, line: Line, trusted: bool = False) -> None:
             game = G.find_game(ctx.session, ctx.player, game_id, ctx.game_hint, acting=acting)
         except CommandError as exc:
             missing = exc  # said after the proof, which matters more
+        ctx.line_game = game
     if line.command is None and game is not None:
         G.read_move(game, " ".join(args))  # chatter raises NotAMove; a wrong move is said when it is played
     if command.requires_proof and ctx.evidence.proof is None and not trusted:
-        raise NO_PROOF
+        raise base.NO_PROOF
     if missing is not None:
         raise missing
     if command.needs_current_records and ctx.evidence.stale:
         raise STALE
+    unseen = _unseen(ctx, game, line) if game is not None and command.requires_proof and not trusted else None
     if game is not None and command.needs_board(args):
-        if trust.outdated(ctx.evidence, game.id):
-            raise CommandError(
-                phrase(
-                    "Your mail answers an older board of game #{game}; the game has changed since, "
-                    "so I did not apply it to a position you have not seen.",
-                    game=game.id,
-                ),
-                phrase("Here is the board as it stands: reply to this mail if you still want to play."),
-                game=game,
-                code="trust.outdated_board",
-                params={"game": game.id},
-            )
         if line.game is None:  # `#42 c4` is about game 42 alone: the mail's other bare lines keep theirs
             ctx.game_hint = game.id
         ctx.inbound.game_id = game.id
+    if unseen is not None:
+        _trial(ctx, command, Call(line.text, args, game))  # a line that is wrong anyway says so first
+        raise unseen
     command.run(ctx, Call(line.text, args, game))
+    if game is not None and command.requires_proof and not ctx.trial:
+        ctx.touched.add(game.id)  # this mail's later lines may act on what it just did
     if command.needs_current_records:
         ctx.player.version += 1  # a mail we sent before this change no longer acts on the records
         ctx.session.add(ctx.player)
+
+
+def _trial(ctx: Context, command: base.Command, call: Call) -> None:
+    """Run a command and undo it (what it did, what it said): its own error, if any, is raised."""
+    letters = len(ctx.letters)
+    savepoint = ctx.session.begin_nested()
+    ctx.trial = True
+    try:
+        command.run(ctx, call)
+    finally:
+        ctx.trial = False
+        savepoint.rollback()
+        del ctx.letters[letters:]
+
+
+def _unseen(ctx: Context, game: Game, line: Line) -> CommandError | None:
+    """Why a line may not act on `game`, or None: it may only if the token that proved its mail
+    came with that game's board as it is now (or an earlier line of the same mail changed it).
+    A reply to game 1's mail does not prove that its sender saw game 2, nor a copy of an old
+    mail the board of today."""
+    if game.id in ctx.touched or ctx.evidence.covers(game):
+        return None
+    if trust.outdated(ctx.evidence, game.id):
+        return CommandError(
+            phrase(
+                "Your mail answers an older board of game #{game}; the game has changed since, "
+                "so I did not apply it to a position you have not seen.",
+                game=game.id,
+            ),
+            phrase("Here is the board as it stands: reply to this mail if you still want to play."),
+            game=game,
+            code="trust.outdated_board",
+            params={"game": game.id},
+        )
+    return CommandError(
+        phrase(
+            "I act on game #{game} only in a reply to my mail that shows its board as it stands now, "
+            "and your mail answers no such mail, so I did not do this.",
+            game=game.id,
+        ),
+        phrase("Here is the board as it stands: reply to this mail with the line again: {line}", line=line.text[:80]),
+        game=game,
+        code="trust.unseen_board",
+        params={"game": game.id},
+    )
 
 
 def _screen(ctx: Context, reading: Reading) -> bool:

@@ -157,6 +157,13 @@ WORDS: dict[str, dict[str, tuple[str, ...]]] = {
         "ko": ("휴가",),
         "zh": ("休假", "度假"),
     },
+    "address": {
+        "it": ("indirizzo",),
+        "ru": ("адрес",),
+        "uk": ("адреса",),
+        "ko": ("주소",),
+        "zh": ("地址",),
+    },
     "back": {
         "it": ("ritorno", "rientro", "tornato"),
         "ru": ("вернулся", "вернулась", "возвращение"),

@@ -76,6 +76,31 @@ def parse_reply_to(address: str, local_part: str, domain: str) -> PlusAddress | 
     return PlusAddress(token=m.group(2).lower(), game_id=int(m.group(1)) if m.group(1) else None)
 
 
+# --- a player's personal address ------------------------------------------------------------------
+
+_CONTACT_RE = re.compile(r"^([a-z][a-z0-9]{0,15})\.([0-9a-f]{16})$", re.I)  # a letter first: never a token
+
+
+def format_contact(local_part: str, domain: str, label: str, secret: str) -> str:
+    """`local+alice.SECRET@domain`: a player's own address to write to us from scratch.
+
+    The label (from the player's address) only helps them recognise it; the secret proves it."""
+    label = re.sub(r"^[^a-z]+|[^a-z0-9]", "", label.lower())[:16] or "me"
+    if not re.fullmatch(r"[0-9a-f]{16}", secret):
+        raise ValueError(f"a personal address's secret is 16 lower-case hex digits, not {secret!r}")
+    return f"{local_part}+{label}.{secret}@{domain}"
+
+
+def parse_contact(address: str, local_part: str, domain: str) -> str | None:
+    """The secret of a personal address of ours, or None for any other address."""
+    name, at, dom = address.strip().strip("<>").rpartition("@")
+    base, plus, detail = name.partition("+")
+    if not (at and plus) or base.lower() != local_part.lower() or dom.lower() != domain.lower():
+        return None
+    m = _CONTACT_RE.match(detail)
+    return m.group(2).lower() if m else None
+
+
 # --- the subject tag -------------------------------------------------------------------------------
 
 

@@ -102,12 +102,12 @@ def test_ban_and_email_commands(db) -> None:
     assert [p["address"] for p in run_json("players", "--banned")] == []
     assert service.handle(proven(db.settings, db.engine, CAROL, "watch 1")).status == "processed"
     assert "You watch game #1" in _text(_mails(db, CAROL)[-1])
-    service.handle(proven(db.settings, db.engine, BOB, f"move {gid} b2"))
+    service.handle(proven(db.settings, db.engine, BOB, f"move {gid} b2", game=gid))
     watched = _mails(db, CAROL)[-1]
     assert watched["Subject"].startswith("[pbem #1] Ataxx: bob played b2") and "unwatch 1" in _text(watched)
     _safe(watched)
     service.handle(proven(db.settings, db.engine, CAROL, "unwatch 1"))
-    service.handle(proven(db.settings, db.engine, ALICE, f"move {gid} e3"))
+    service.handle(proven(db.settings, db.engine, ALICE, f"move {gid} e3", game=gid))
     assert "no longer watch" in _text(_mails(db, CAROL)[-1])
 
     service.handle(proven(db.settings, db.engine, BOB, "record 1"))

@@ -167,7 +167,7 @@ def test_a_player_may_move_on_vacation_and_the_opponent_clock_runs(clocked) -> N
     start_game(clocked)
     with freeze_time(START + timedelta(hours=2)):
         say(clocked, BOB, "vacation 10")
-        say(clocked, BOB, "move 1 d4")
+        clocked.answer(BOB, 1, "move 1 d4")
     assert game(clocked).ply == 2
     # Alice is on move now: her clock runs, Bob's vacation does not stop it
     assert tick(clocked, START + timedelta(days=7, hours=2, seconds=1)) == timekeeper.Round(0, 1)

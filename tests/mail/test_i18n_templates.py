@@ -159,11 +159,13 @@ def cases() -> Iterator[tuple[str, dict[str, Any]]]:
     yield from each("your_move.txt", ACTIVE[:2], taken=[0, 1, 4])
     yield from each("your_move.txt", [game(score_unit="captures")], taken=[1, 2])
     yield from [
-        ("held.txt", {"address": "ада@пример.рф", "lines": ["ход f2"]}),
+        ("held.txt", {"address": "ада@пример.рф", "lines": ["ход f2"], "games": []}),
         ("confirmed.txt", {"lines": ["ход f2"]}), ("confirmed.txt", {"lines": []}),
         ("mistyped.txt", {"command": "помощь", "word": "пмщ", "line": "пмщ 2", "syntax": "помощь [тема]"}),
         ("mistyped.txt", {"command": "help", "word": "hlp", "line": "hlp", "syntax": "help"}),
-        ("nothing.txt", {}), ("quiet.txt", {}),
+        ("nothing.txt", {}), ("quiet.txt", {"unproven": False}), ("quiet.txt", {"unproven": True}),
+        ("address.txt", {"address": "игры+ада.0123456789012345@пример.рф", "first": True, "new": False}),
+        ("address.txt", {"address": "игры+ада.0123456789012345@пример.рф", "first": False, "new": True}),
         *(("refused.txt", {"why": why, "limit": limit}) for why in ("size", "garbled", "lines") for limit in (1, 256)),
         ("_mail.txt", {"sections": ["раздел"], "ignored": []}),
         ("_mail.txt", {"sections": ["раздел", "ещё"], "ignored": [f"строка {n}" for n in range(12)]}),
@@ -176,7 +178,7 @@ MAILS = [
     "_mail", "accepted", "adjudicated", "board", "cancelled", "draw_offer", "draw_offered", "draw_refused",
     "error", "extended", "game_over", "game_started", "held", "confirmed", "history", "mistyped", "moved",
     "nothing", "opponent_away", "opponent_back", "quiet", "record", "refused", "reminder", "undone",
-    "watched_move", "your_move", "said", "said_sent", "said_switch",
+    "watched_move", "your_move", "said", "said_sent", "said_switch", "address",
 ]
 
 

@@ -35,6 +35,15 @@ class Server:
         mails = self.mails(address)
         return self.send(reply_to(address, mails[-1], body) if mails else compose(address, body))
 
+    def about(self, address: str, game_id: int):
+        """The newest mail to `address` that shows game `game_id` (its subject's tag says so)."""
+        return [m for m in self.mails(address) if f"[pbem #{game_id}]" in m["Subject"]][-1]
+
+    def answer(self, address: str, game_id: int, body: str) -> str:
+        """What a player does to act on one game: answer our newest mail about it (a line acts
+        on a game only in a reply to a mail that showed its board as it stands)."""
+        return self.send(reply_to(address, self.about(address, game_id), body))
+
     def confirm(self, address: str) -> str:
         """Reply to the newest mail of `address` (our notice about a mail held for want of proof
         of receipt, e.g. a first challenge) with `confirm`."""

@@ -42,17 +42,19 @@ def text(mail: email.message.EmailMessage) -> str:
     return (mail.get_body(preferencelist=("plain",)) or mail).get_content()
 
 
-def proven(settings, engine, sender: str, body: str, **headers: str) -> bytes:  # noqa: ANN001
+def proven(settings, engine, sender: str, body: str, game: int | None = None, **headers: str) -> bytes:  # noqa: ANN001
     """A mail from `sender` to the address our next mail to them would give as Reply-To: it
-    carries their token, as any reply of theirs would (a player who already has an address)."""
+    carries their token, as any reply of theirs would (a player who already has an address);
+    with `game`, the token of a mail that shows that game's board as it stands."""
     from sqlmodel import Session, select
 
     from pbem import trust
-    from pbem.models import Player
+    from pbem.models import Game, Player
 
     with Session(engine) as session:
         player = session.exec(select(Player).where(Player.address == sender.rpartition("<")[2].strip(">"))).one()
-        return compose(sender, body, to=trust.reply_to(settings, player, None), **headers)
+        shown = session.get(Game, game) if game is not None else None
+        return compose(sender, body, to=trust.reply_to(settings, player, shown), **headers)
 
 
 def replayed(raw: bytes) -> bytes:

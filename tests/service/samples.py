@@ -27,7 +27,7 @@ from pbem.wallclock import now
 from tests.databases import migrated
 from tests.service.conftest import Server
 from tests.service.mailer import GAME, compose, parse, reply_to
-from tests.service.test_templates import ALICE, BOB, CAROL, SCRIPT, numbered
+from tests.service.test_templates import ALICE, BOB, CAROL, SCRIPT, answered, numbered
 
 
 @contextmanager
@@ -46,7 +46,7 @@ def exchange(language: str, home: Path) -> Iterator[tuple[Server, list[Outbox]]]
             line = numbered(server, line)
             if line.startswith("language "):  # the script's own changes of language stay in this one
                 line = f"language {language}"
-            raw = reply_to(sender, server.last(sender), line) if reply else compose(sender, line)
+            raw = reply_to(sender, answered(server, sender, line), line) if reply else compose(sender, line)
             assert server.send(raw) == "processed", line
         with Session(engine) as session:
             rows = list(session.exec(select(Outbox).order_by(Outbox.id)).all())

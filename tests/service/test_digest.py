@@ -235,6 +235,7 @@ def test_words_relayed_while_no_game_waits_come_in_a_digest_of_their_own(server)
     with freeze_time(FRIDAY) as clock:
         _three_games(server)
         server.say(ALICE, "notify digest 08:00")
+        server.say(ALICE, "games")  # a reply to her list of games may act on every game it shows
         server.say(ALICE, "move 1 f1\nmove 2 f1\nmove 3 f1")  # no game waits for her now
         with Session(server.engine) as session:
             session.add(Remark(game_id=2, player_id=_player(server, CAROL).id, ply=1, text="Nice opening",

@@ -126,7 +126,7 @@ def test_a_ladder_from_sign_up_through_challenges_to_its_close(server) -> None:
 
     # nothing moves while the games are on; the places move once each ends
     assert tournament_rounds.advance_due(server.engine, settings) == 0
-    server.say(PLAYERS[1], f"resign {game.id}")  # ben resigns: dan takes place 2
+    server.answer(PLAYERS[1], game.id, f"resign {game.id}")  # ben resigns: dan takes place 2
     assert tournament_rounds.advance_due(server.engine, settings) == 1
     assert tournament_rounds.advance_due(server.engine, settings) == 0  # once
     assert _places(server, tid) == ["ann", "dan", "cat", "ben", "eve"]
@@ -256,8 +256,8 @@ def test_every_ladder_mail_speaks_the_readers_language(server, language) -> None
     server.say(ann, f"tournament {tid}")
 
     # the places move once each game ends; the higher player's win moves nothing
-    server.say(ben, f"resign {game.id}")
-    server.say(EVE, f"resign {cats.id}")
+    server.answer(ben, game.id, f"resign {game.id}")
+    server.answer(EVE, cats.id, f"resign {cats.id}")
     assert tournament_rounds.advance_due(server.engine, settings) == 2
     assert _places(server, tid) == ["ann", "dan", "cat", "ben", "eve"]
 

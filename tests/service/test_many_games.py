@@ -81,9 +81,10 @@ def test_lines_that_are_no_move_for_a_game(line: str) -> None:
 
 def test_one_mail_answers_three_games_with_one_reply(server) -> None:
     three_games(server)
+    server.say(ALICE, "games")  # her list shows the three games as they stand
     before = {who: len(server.mails(who)) for who in (ALICE, BOB, CAROL, DAVE)}
-    # a reply to game 1's mail, with lines for games 2 and 3 too; game 3's move is wrong
-    server.send(reply_to(ALICE, about(server, ALICE, 1), "#2 e5\n#3: z9\nf2\n#1 fan here"))
+    # a reply to it, with a line for each game; game 3's move is wrong
+    server.send(reply_to(ALICE, server.last(ALICE), "#2 e5\n#3: z9\n#1 f2\n#1 fan here"))
     assert plies(server) == {1: 1, 2: 1, 3: 0}
     assert len(server.mails(ALICE)) == before[ALICE] + 1  # one reply, a section per game
     reply = server.last(ALICE)
@@ -103,15 +104,30 @@ def test_one_mail_answers_three_games_with_one_reply(server) -> None:
     assert len(server.mails(DAVE)) == before[DAVE]
 
 
+def test_a_line_for_a_game_its_mail_did_not_show_gets_that_board(server) -> None:
+    three_games(server)
+    server.send(reply_to(ALICE, about(server, ALICE, 1), "f2\n#2 e5"))  # game 1's mail never showed game 2
+    assert plies(server) == {1: 1, 2: 0, 3: 0}
+    reply = server.last(ALICE)
+    body = flat(reply)
+    assert "You played f2 in game #1" in body
+    assert 'I could not do "#2 e5" in game #2: I act on game #2 only in a reply to my mail that shows its board' in body
+    assert "reply to this mail with the line again: #2 e5" in body and "Game #2: capture go 9x9" in body
+    server.send(reply_to(ALICE, reply, "#2 e5"))  # that answer showed game 2's board: now it acts
+    assert plies(server) == {1: 1, 2: 1, 3: 0}
+
+
 def test_a_reply_about_several_games_is_about_none(server) -> None:
     three_games(server)
-    server.send(reply_to(ALICE, about(server, ALICE, 1), "#1 f2\n#2 e5"))
+    server.say(ALICE, "games")
+    server.say(ALICE, "#1 f2\n#2 e5")
     assert "+g" not in server.last(ALICE)["Reply-To"]  # its Reply-To names no game
     server.say(ALICE, "f1")  # a bare move in answer to it: which game?
     assert plies(server) == {1: 1, 2: 1, 3: 0}
     body = flat(server.last(ALICE))
     assert "You have 3 games in progress (#1, #2, #3) and I cannot tell which one you mean" in body
     assert re.search(r"e\.g\. #3 [a-g]\d(-[a-g]\d)?, or reply to that game's mail", body), body  # the one on move
+    server.say(ALICE, "games")
     server.say(ALICE, "#3 f1")
     assert plies(server) == {1: 1, 2: 1, 3: 1}
 
@@ -122,9 +138,9 @@ def test_a_line_for_a_game_the_mail_shows_at_an_older_board_is_refused(server) -
     server.send(reply_to(ALICE, old, "f2"))
     server.send(reply_to(BOB, server.last(BOB), "b1"))
     server.send(reply_to(ALICE, old, "#1 e2\n#2 e5"))  # the old mail showed game 1 before two moves
-    assert plies(server) == {1: 2, 2: 1, 3: 0}
+    assert plies(server) == {1: 2, 2: 0, 3: 0}
     body = flat(server.last(ALICE))
-    assert "Your mail answers an older board of game #1" in body and "You played e5 in game #2" in body
+    assert "Your mail answers an older board of game #1" in body and "I act on game #2 only in a reply" in body
 
 
 def test_lines_for_games_that_are_not_the_senders(server) -> None:

@@ -17,6 +17,8 @@ ALICE, BOB, CAROL = "alice@example.org", "bob@example.org", "carol@example.org"
 SCRIPT = [
     (ALICE, "help", False),
     (ALICE, "help challenge", True),
+    (ALICE, "address", True),  # her personal address (the first proven mail's answer told it too)
+    (ALICE, "address new", True),
     (ALICE, "help all", True),
     (ALICE, "rules capturego", True),
     (ALICE, "name Alice Liddell", True),
@@ -151,11 +153,25 @@ def numbered(server, line: str) -> str:
     return line.format(game=game, challenge=challenge)
 
 
+def answered(server, sender: str, line: str):
+    """The mail a player answers with `line`: the newest about the game the line acts on (a
+    line acts on a game only in a reply to a mail that showed it), else the newest of all."""
+    found = reader.classify(line) if "\n" not in line else None
+    command = found.command if found is not None else None
+    if found is not None and (command is None or (command.takes_game and command.requires_proof)):
+        words = found.words[1:] if command is not None else []
+        game = found.game or next((int(w) for w in words[:1] if w.isdigit()), None)
+        tagged = [m for m in server.mails(sender) if game is not None and f"[pbem #{game}]" in m["Subject"]]
+        if tagged:
+            return tagged[-1]
+    return server.last(sender)
+
+
 def play(server, script=SCRIPT) -> None:
     """Send the lines of `script`, each answered as the script says."""
     for sender, line, reply in script:
         line = numbered(server, line)
-        raw = reply_to(sender, server.last(sender), line) if reply else compose(sender, line)
+        raw = reply_to(sender, answered(server, sender, line), line) if reply else compose(sender, line)
         assert server.send(raw) == "processed", line
 
 

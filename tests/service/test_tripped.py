@@ -239,7 +239,7 @@ def test_history_shows_the_last_moves_and_full_shows_all(server) -> None:
 def test_the_error_budget_says_once_that_it_is_spent(server) -> None:
     limit = server.service.settings.max_error_replies_per_day
     start_game(server)
-    for _ in range(20):  # a forger's mails, in Alice's name: they show no proof
+    for _ in range(20):  # a forger's mails, in Alice's name: they show no proof (a few notices at most)
         server.send(compose(ALICE, "withdraw 9"))
     server.say(ALICE, "z9")  # a genuine mistake is still answered
     assert "I could not do" in flat(server.last(ALICE)) or "not played" in server.last(ALICE)["Subject"]
@@ -247,7 +247,7 @@ def test_the_error_budget_says_once_that_it_is_spent(server) -> None:
     for _ in range(limit + 3):
         server.say(ALICE, "move z9")
     mails = server.mails(ALICE)
-    notices = [m for m in mails if "last answer I send you" in flat(m)]
+    notices = [m for m in mails if "last answer I send you until midnight" in flat(m)]
     assert len(notices) == 1 and notices[0] is mails[-1]  # one notice, with the last error, then silence
     assert len(mails) - answered == limit - 1
     server.say(ALICE, "f2")  # a move that works is always answered

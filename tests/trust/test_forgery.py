@@ -68,7 +68,8 @@ def test_a_forged_from_changes_nothing_and_draws_at_most_one_notice(server, line
     for _ in range(3):  # the forger insists
         server.send(compose(f"Mallory <{ALICE}>", line, Return_Path=f"<{EVE}>"))
     assert _snapshot(server) == before
-    assert _mails_to(server, ALICE) - alice_mails <= 1  # the one notice (today's, if not spent yet)
+    limit = server.service.settings.max_unproven_replies_per_day
+    assert _mails_to(server, ALICE) - alice_mails <= limit - 1  # today's notices (her challenge had one)
     assert _mails_to(server, CAROL) == carol_mails  # a forged challenge mails no one else
     assert server.mails(EVE) == []
 
@@ -112,13 +113,13 @@ def test_a_replayed_vacation_does_not_undo_a_later_back(server) -> None:
     server.send(replayed(away))
     with Session(server.engine) as session:
         assert len(session.exec(select(Vacation)).all()) == 1  # the first one, ended by back
-    assert "older mail of mine" in " ".join(text(server.last(BOB)).split())
+    assert "I have already done what this mail asks" in " ".join(text(server.last(BOB)).split())
 
 
-def test_thirty_forged_helps_give_the_victim_one_mail(server) -> None:
+def test_thirty_forged_helps_give_the_victim_three_mails(server) -> None:
     for _ in range(30):
         server.send(compose(CAROL, "help", Return_Path=f"<{EVE}>"))
-    assert _mails_to(server, CAROL) == 1
+    assert _mails_to(server, CAROL) == server.service.settings.max_unproven_replies_per_day == 3
 
 
 def test_an_auto_responder_is_not_read_as_commands_and_its_loop_ends(server) -> None:

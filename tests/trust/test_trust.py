@@ -36,11 +36,13 @@ def test_a_reply_to_our_mail_moves_a_forged_fresh_mail_does_not(server) -> None:
     started = _start(server)
     assert "[k:" in started["Subject"] and "+g1-" in started["Reply-To"]
     # A forger writes as Alice, with no token: nothing changes, and nothing goes to Eve. Alice had
-    # today's one answer to a mail without proof (her first challenge): she gets nothing more.
+    # one of today's three answers to a mail without proof (her first challenge): the forger
+    # draws the other two at most, whatever he sends.
     before = len(server.mails(ALICE))
-    server.send(compose(ALICE, "move 1 f2", Return_Path=f"<{EVE}>"))
+    for _ in range(5):
+        server.send(compose(ALICE, "move 1 f2", Return_Path=f"<{EVE}>"))
     assert _moves(server) == 0
-    assert len(server.mails(ALICE)) == before
+    assert len(server.mails(ALICE)) == before + 2
     assert server.mails(EVE) == []
     # Alice's real reply carries the plus-address: the move is played.
     server.send(reply_to(ALICE, started, "f2"))
@@ -66,7 +68,11 @@ def test_dmarc_pass_from_the_named_receiver_counts_as_proof(server) -> None:
     server.service.settings = replace(server.service.settings, trusted_authserv_id="mx.games.test")
     server.send(compose(ALICE, "move 1 f2", Authentication_Results=header.replace("mx.games", "evil")))
     assert _moves(server) == 0  # another server's verdict
-    server.send(compose(ALICE, "move 1 f2", Authentication_Results=header))
+    server.send(compose(ALICE, "move 1 f2\nname Alice Liddell", Authentication_Results=header))
+    assert _moves(server) == 0  # DMARC proves who wrote, not that they saw the board: the board comes back
+    said = " ".join(text(server.last(ALICE)).split())
+    assert "Alice Liddell" in said and "I act on game #1 only in a reply" in said
+    server.send(reply_to(ALICE, server.last(ALICE), "f2"))
     assert _moves(server) == 1
 
 
@@ -159,8 +165,10 @@ def test_error_replies_are_rationed_per_address_and_day(server) -> None:
     assert len(server.mails(EVE)) == 1 + 3
     server.send(reply_to(EVE, helped, "help"))  # a useful answer is not rationed
     assert len(server.mails(EVE)) == 5
-    assert server.send(compose(EVE, "help")) == "silenced"  # a second mail without proof today
-    assert len(server.mails(EVE)) == 5
+    # mails without proof: three answers a day (the first help was one), the last says how to go on
+    assert [server.send(compose(EVE, "help")) for _ in range(3)] == ["processed", "processed", "silenced"]
+    assert len(server.mails(EVE)) == 7
+    assert "reply to this mail or to any other of my mails" in " ".join(text(server.last(EVE)).split())
     with Session(server.engine) as session:
         assert len(session.exec(select(InboundMessage).where(InboundMessage.status == "silenced")).all()) == 4
 
