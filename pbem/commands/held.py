@@ -94,8 +94,9 @@ def release(ctx: Context) -> list[Line]:
     for row in _waiting(ctx):
         row.status = "confirmed"
         ctx.session.add(row)
-        players.proven(ctx.player, row.name, now())  # now the name they wrote with is theirs
-        released += [line for text in row.lines.splitlines() if (line := classify(text)) is not None]
+        # now the name they wrote with is theirs, if the `name` command would take it
+        players.proven(ctx.player, row.name, now(), players.reserved_names(ctx.settings))
+        released += [line for text in row.lines.split("\n") if (line := classify(text)) is not None]
     if released:
         ctx.reply("confirmed.txt", lines=[line.text[:120] for line in released])
     return released
