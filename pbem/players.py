@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
 from sqlmodel import Session, select
 
+from pbem import lookalikes
+from pbem.config import Settings
 from pbem.models import Player
+
+NAME_MAX = 40
+_NAME_SIGNS = " -.'"
 
 _ADDRESS = re.compile(r"^[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+$")
 
@@ -18,13 +24,37 @@ def is_address(text: str) -> bool:
     return bool(_ADDRESS.match(text))
 
 
-def default_name(address: str, display: str = "") -> str:
-    """A readable name: the display name if sane, else the address's local part."""
-    name = " ".join(display.split())[:40]
-    if name and "@" not in name:
+def reserved_names(settings: Settings) -> tuple[str, ...]:
+    """Our own names, which no player's name may look like: a subject "a message from pbem
+    server" must never come from a player."""
+    return ("pbem", settings.name, settings.local_part)
+
+
+def looks_reserved(name: str, reserved: Collection[str]) -> bool:
+    """Whether `name` reads as one of `reserved`: some run of its words, look-alike letters
+    and all, spells one of them (`pbem server`, `Ｐｂｅｍ`, `p.b.e.m`, `рbem` with a Cyrillic р)."""
+    words = lookalikes.words(name)
+    spelt = {"".join(lookalikes.words(r)) for r in reserved} - {""}
+    return any("".join(words[i:j]) in spelt for i in range(len(words)) for j in range(i + 1, len(words) + 1))
+
+
+def name_fault(name: str, reserved: Collection[str]) -> str | None:
+    """Why `name` cannot be a player's name ("shape": too long or a sign other than letters,
+    digits, spaces and - . '; "reserved": it reads as ours), or None. The one rule for every
+    source of a name: the `name` command and a From display name alike."""
+    if not name or len(name) > NAME_MAX or not all(c.isalnum() or c in _NAME_SIGNS for c in name):
+        return "shape"
+    return "reserved" if looks_reserved(name, reserved) else None
+
+
+def default_name(address: str, display: str = "", reserved: Collection[str] = ("pbem",)) -> str:
+    """A readable name: the display name if the name rule takes it, else the address's local
+    part (or "player" when that reads as one of our names)."""
+    name = " ".join(display.split())
+    if name and name_fault(name, reserved) is None:
         return name
-    local = address.split("@", 1)[0].split("+", 1)[0]
-    return local[:40] or "player"
+    local = address.split("@", 1)[0].split("+", 1)[0][:NAME_MAX]
+    return local if local and not looks_reserved(local, reserved) else "player"
 
 
 def get_or_register(session: Session, address: str, now: datetime, display: str = "") -> Player:
@@ -53,11 +83,11 @@ def get_or_register_with(session: Session, address: str, now: datetime, column: 
     return get_or_register(session, address, now), None
 
 
-def proven(player: Player, display: str, now: datetime) -> None:
+def proven(player: Player, display: str, now: datetime, reserved: Collection[str]) -> None:
     """The player's mail proved that they receive ours: note when that first happened, and let
     someone registered by another's challenge take the display name of their own mail (a
-    forged From must not rename anyone)."""
+    forged From must not rename anyone), if the name rule takes it; else, silently, none."""
     if player.proven_at is None:
         player.proven_at = now
     if display and player.name == default_name(player.address):
-        player.name = default_name(player.address, display)
+        player.name = default_name(player.address, display, reserved)

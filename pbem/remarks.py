@@ -10,6 +10,7 @@ as one of our instructions.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 import unicodedata
@@ -18,7 +19,7 @@ from datetime import UTC, datetime, time
 from sqlalchemy import bindparam
 from sqlmodel import Session, func, select
 
-from pbem import textwidth
+from pbem import lookalikes, textwidth
 from pbem.mail.reply import MARKERS
 from pbem.models import Game, Player, Remark
 
@@ -27,27 +28,36 @@ _DROPPED = frozenset({"Cc", "Co", "Cs", "Cn"})
 #: bidirectional overrides and isolates, which could make a relayed line read backwards
 _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
 _TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9:-]*(?:\s[^<>]*)?/?>|<!--.*?-->", re.S)  # HTML leftovers
-_OURS = re.compile(r"\[pbem\b[^\]]*\]|\[k:[^\]]*\]", re.I)  # our subject tag and token
+#: our subject tag and token, as they read (in a skeleton: `［ pbеm #1 ］` too)
+_OURS = re.compile(r"\[\s*pbe(?:m|rn)\b[^\]]*\]|\[\s*k\s*:[^\]]*\]")
+
 _PENDING = "pbem.remarks"  # session.info: (game, player, message) of the remarks this session stored
 QUOTE_WIDTH = 68  # "> " and the text fit the mail's 72 columns with room to spare
 
 
 def clean(text: str) -> str:
     """The text as plain text: no controls, no HTML tags or entities, no quote marks or our
-    own markers, blanks within a line made single; line breaks kept (runs of empty lines
-    made one)."""
+    own markers (nor look-alikes of them), blanks within a line made single; line breaks kept
+    (runs of empty lines made one)."""
     text = _TAG.sub("", html.unescape(_TAG.sub("", text)))
-    markers = [m.lower() for m in MARKERS.values()]
     lines: list[str] = []
-    for raw in text.splitlines():
+    markers = _markers()
+    for raw in lookalikes.lines(text):
         line = "".join(c for c in raw if c not in _BIDI and (c == "\t" or unicodedata.category(c) not in _DROPPED))
-        line = _OURS.sub("", line).lstrip("> \t|")  # nothing quoted from a mail, ours or another
+        line = lookalikes.remove(line, _OURS).lstrip("> \t|")  # nothing quoted from a mail, ours or another
         line = " ".join(line.split())
-        if any(marker in line.lower() for marker in markers):
+        seen = " ".join(lookalikes.words(line))
+        if any(marker in seen for marker in markers):
             continue
         if line or (lines and lines[-1]):
             lines.append(line)
     return "\n".join(lines).strip("\n")
+
+
+@functools.cache
+def _markers() -> tuple[str, ...]:
+    """Our markers' words as they read, without the `##-` around them (a copy need not keep those)."""
+    return tuple(" ".join(lookalikes.words(m)) for m in MARKERS.values())
 
 
 def quoted(text: str, width: int = QUOTE_WIDTH) -> list[str]:

@@ -111,7 +111,8 @@ class Service:
         evidence = trust.evidence(session, self.settings, envelope, player, at, copies)
         record.proof = evidence.proof or ("wrong" if evidence.wrong else None)
         if evidence.proof is not None:
-            players.proven(player, envelope.sender_name, now())  # only a proven mail may name them
+            players.proven(  # only a proven mail may name them
+                player, envelope.sender_name, now(), players.reserved_names(self.settings))
         ctx = Context(
             settings=self.settings,
             session=session,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.phrases import phrase
-from pbem import trust
+from pbem import players, trust
 from pbem.commands.base import NO_PROOF, Call, Command, Context, register
 from pbem.errors import CommandError
 from pbem.i18n import N_
@@ -33,10 +33,17 @@ class Name(Command):
             raise CommandError(
                 phrase("Please give the name you want."), phrase("Write e.g. {example}.", example="name Alice Smith")
             )
-        if len(new) > 40 or not all(c.isalnum() or c in " -.'" for c in new):
+        fault = players.name_fault(new, players.reserved_names(ctx.settings))
+        if fault == "shape":
             raise CommandError(
                 phrase('"{name}" cannot be a name here: use at most 40 letters, digits, spaces and - . \'', name=new[:60]),
                 phrase("Write e.g. {example}.", example="name Alice Smith"),
+            )
+        if fault == "reserved":
+            raise CommandError(
+                phrase('"{name}" reads like the name of this server: please choose another.', name=new[:60]),
+                phrase("Write e.g. {example}.", example="name Alice Smith"),
+                code="name.reserved",
             )
         old, ctx.player.name = ctx.player.name, new
         ctx.session.add(ctx.player)

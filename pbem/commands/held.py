@@ -130,7 +130,8 @@ def release(ctx: Context) -> list[Line]:
     for row in _waiting(ctx, _chosen(ctx)):
         row.status = "confirmed"
         ctx.session.add(row)
-        players.proven(ctx.player, row.name, now())  # now the name they wrote with is theirs
+        # now the name they wrote with is theirs, if the `name` command would take it
+        players.proven(ctx.player, row.name, now(), players.reserved_names(ctx.settings))
         released += [line for text in row.lines.split("\n") if (line := classify(text)) is not None]
     if released:
         ctx.reply("confirmed.txt", lines=[quote(line) for line in released])

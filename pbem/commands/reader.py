@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from pbem import lookalikes
 from pbem.commands import base
 from pbem.config import Settings
 from pbem.templates import Templates
@@ -88,9 +89,10 @@ def read(subject: str, body: str) -> Reading:
 
     The subject is read only when it holds the mail's only command: a body with commands of
     its own says what the mail asks (a subject `rules` above `rules capturego`, an iPhone's
-    `Accept` above `Accept 1`), and a subject is never run beside them, nor twice."""
+    `Accept` above `Accept 1`), and a subject is never run beside them, nor twice. Only CR and
+    LF end a line: `say hi<U+2028>resign` is one line, never a `resign`."""
     reading = Reading()
-    for raw in body.splitlines():
+    for raw in lookalikes.lines(body):
         text = raw.strip()
         if not text:
             continue

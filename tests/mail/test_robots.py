@@ -83,6 +83,28 @@ def test_out_of_office_subjects(subject):
 
 
 @pytest.mark.parametrize(
+    "headers, reason",
+    [
+        ("Precedence: auto-reply", "auto-reply"),  # issue 32: the hyphen, beside RFC 3834's auto_reply
+        ("X-Auto-Reply: yes", "auto-reply"),
+        ("Subject: [Auto-Reply] Away until Monday", "auto-reply"),
+        ("Subject: Re: Out of office", "auto-reply"),
+        ("Subject: Re: Out of office: back on Monday", "auto-reply"),
+        ("Subject: Vacation reply", "auto-reply"),
+        ("Subject: On vacation until 3 May", "auto-reply"),
+        ("Subject: Undeliverable: [pbem #1] Ataxx", "bounce"),
+        ("Subject: Delivery Status Notification (Failure)", "bounce"),  # not multipart/report
+        ("Subject: Undelivered Mail Returned to Sender", "bounce"),
+        ("Subject: vacation 5", None),  # a person's command in the subject
+        ("Subject: Re: [pbem #1] Ataxx: your move", None),
+    ],
+)
+def test_the_robot_signs_of_issue_32(headers, reason):
+    raw = f"From: alice@example.org\r\n{headers}\r\n\r\nc4\r\n".encode()
+    assert parse_message(raw).automatic == reason
+
+
+@pytest.mark.parametrize(
     "subject",
     ["Re: out of office games are fun", "Automobiles", "Autosave c4", "Auto chess?", "[pbem #42] Ataxx"],
 )

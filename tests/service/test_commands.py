@@ -118,6 +118,8 @@ def test_name_history_help_and_ignored_lines(server) -> None:
     assert 'Your name is now "Alice Liddell"' in flat(server.last(ALICE))
     server.say(ALICE, "name <script>")
     assert "cannot be a name here" in flat(server.last(ALICE))
+    server.say(ALICE, "name Ｐbеm Server")  # issue 32: fullwidth P, Cyrillic е
+    assert "reads like the name of this server" in flat(server.last(ALICE))
     start_game(server)
     server.send(reply_to(ALICE, server.last(ALICE), "f2"))
     server.say(BOB, "history 1")
