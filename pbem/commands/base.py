@@ -49,6 +49,9 @@ class Context:
     #: the lines of a mail without proof are tried and undone: a command skips what would spend
     #: a number players see (a challenge's, a game's), which a database sequence does not give back
     trial: bool = False
+    #: the language of the reply when it is not the player's own: what an unproven first mail
+    #: was written in (answered in it, stored only when confirmed)
+    language: str | None = None
 
     def reply(self, template: str, *, attach: int | None = None, **data: Any) -> None:
         """A section of the one reply to the sender; `attach` names a game whose record goes with it."""

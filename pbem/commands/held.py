@@ -18,10 +18,12 @@ from pbem import players, trust
 from pbem.commands import base
 from pbem.commands.base import Call, Command, Context, register
 from pbem.commands.reader import Line, classify
-from pbem.i18n import N_
+from pbem.i18n import DEFAULT, N_
 from pbem.models import HeldMail
 from pbem.wallclock import now
 
+#: session.info: the row this mail's held commands went into
+HELD = "pbem.held"
 #: how long held commands wait for their confirmation
 KEEP = timedelta(days=7)
 
@@ -57,14 +59,14 @@ def hold(ctx: Context, lines: list[Line]) -> list[Line]:
     """Keep the lines of an unproven mail that would change something; return the others."""
     acting = [line for line in lines if acts(line)]
     if acting:
-        ctx.session.add(
-            HeldMail(
-                player_id=ctx.player.id,
-                lines="\n".join(line.text for line in acting)[:4000],
-                name=ctx.envelope.sender_name[:80],
-                created_at=now(),
-            )
+        row = HeldMail(
+            player_id=ctx.player.id,
+            lines="\n".join(line.text for line in acting)[:4000],
+            name=ctx.envelope.sender_name[:80],
+            created_at=now(),
         )
+        ctx.session.add(row)
+        ctx.session.info[HELD] = row  # its language is read after the commands (`language.settle`)
         ctx.reply("held.txt", lines=[line.text[:120] for line in acting], address=ctx.player.address)
     return [line for line in lines if not acts(line)]
 
@@ -95,6 +97,8 @@ def release(ctx: Context) -> list[Line]:
         row.status = "confirmed"
         ctx.session.add(row)
         players.proven(ctx.player, row.name, now())  # now the name they wrote with is theirs
+        if row.language and ctx.player.language == DEFAULT:  # and the language they wrote in
+            ctx.player.language = row.language
         released += [line for text in row.lines.splitlines() if (line := classify(text)) is not None]
     if released:
         ctx.reply("confirmed.txt", lines=[line.text[:120] for line in released])

@@ -56,7 +56,7 @@ def run(ctx: Context, reading: Reading) -> list[str]:
     lines = reading.lines
     if ctx.evidence.proof is None:
         lines = held.hold(ctx, _check_unproven(ctx, lines, ignored))
-    elif held.confirms(ctx, lines):
+    elif held.confirms(ctx, lines) and not any(line.command is not None and line.command.name == "stop" for line in lines):  # `stop` confirms nothing
         lines = [*held.release(ctx), *(line for line in lines if line.command is not held.CONFIRM)]
     for line in lines:
         if line.command is not None and line.command.max_args is not None and len(line.words) - 1 > line.command.max_args:
