@@ -36,6 +36,11 @@ class Stop(Command):
     needs_current_records = True
     max_args = 0
 
+    def reads(self, words: list[str]) -> bool:
+        """`stop` alone (or before a number, which the wrap guard keeps off a line's start):
+        "stop getting a game's boards", quoted from our help, is prose, not the command."""
+        return len(words) == 1 or (len(words) == 2 and words[1].isdigit())
+
     def run(self, ctx: Context, call: Call) -> None:
         ctx.player.stopped_at = now()
         ctx.session.add(ctx.player)
