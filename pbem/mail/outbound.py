@@ -120,7 +120,7 @@ def build(
     if refs:
         msg["References"] = " ".join(refs[-10:])
     if unsubscribe:
-        msg["List-Unsubscribe"] = f"<mailto:{ascii_address(unsubscribe)}?subject=stop>"
+        msg["List-Unsubscribe"] = f"<mailto:{ascii_address(unsubscribe)}>"
     msg["Auto-Submitted"] = "auto-replied"
     msg["X-Auto-Response-Suppress"] = "All"
     msg[LOOP_HEADER] = loop_marker
