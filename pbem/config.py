@@ -77,6 +77,11 @@ class Settings:
     # `say`: the longest relayed message (characters) and how many a player may relay a day
     say_max_chars: int = _allowed("a whole number of characters from 1 to 2000", 1000, ge=1, le=2000)
     say_max_per_day: int = _allowed("a whole number, 0 or more", 20, ge=0, le=1000)
+    # caps on what a proven player can make us send to others (pbem.trust, pbem.caps), per day (UTC)
+    max_invitations_per_day: int = _allowed("a whole number from 0 to 100", 3, ge=0, le=100)  # to addresses that never wrote
+    max_ladder_challenges_per_pair_per_day: int = _allowed("a whole number from 1 to 100", 1, ge=1, le=100)
+    max_relays_per_pair_per_day: int = _allowed("a whole number from 1 to 1000", 10, ge=1, le=1000)  # `say`
+    max_takebacks_per_game_per_day: int = _allowed("a whole number from 0 to 100", 3, ge=0, le=100)  # asked, per player
     max_message_bytes: int = _allowed("a whole number of bytes, at least 1024", 256 * 1024, ge=1024)
     trusted_authserv_id: str = _allowed("the authserv-id of your receiving server, or empty", "")
     default_days: int = _allowed("whole days from 1 to 30", 7, ge=1, le=30)
@@ -150,6 +155,11 @@ class ImapSection(_Section):
     processed_folder: str | None = _allowed("a folder name, other than folder", "Processed", min_length=1)
     idle: bool = _allowed("true or false", True)
     poll_interval: Seconds = _allowed("seconds above 0, at most 3600", 60.0, gt=0, le=3600)
+    # caps on what a proven player can make us send to others (pbem.trust, pbem.caps), per day (UTC)
+    max_invitations_per_day: int = _allowed("a whole number from 0 to 100", 3, ge=0, le=100)  # to addresses that never wrote
+    max_ladder_challenges_per_pair_per_day: int = _allowed("a whole number from 1 to 100", 1, ge=1, le=100)
+    max_relays_per_pair_per_day: int = _allowed("a whole number from 1 to 1000", 10, ge=1, le=1000)  # `say`
+    max_takebacks_per_game_per_day: int = _allowed("a whole number from 0 to 100", 3, ge=0, le=100)  # asked, per player
     max_message_bytes: int = _allowed("a whole number of bytes, at least 1024", 4 * 256 * 1024, ge=1024)
 
     def build(self) -> ImapSettings:

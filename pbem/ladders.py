@@ -13,13 +13,13 @@ the new places. The pure rules are `pbem.ladder`; this module holds the rows and
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime, time
 from typing import Any
 
 from sqlalchemy import func
 from sqlmodel import Session, select
 
-from engine.phrases import phrase
+from engine.phrases import nphrase, phrase
 from pbem import clock, notify
 from pbem import games as G
 from pbem.errors import CommandError
@@ -101,8 +101,23 @@ def playing(session: Session, tournament: Tournament, player_id: int) -> bool:
     return any(player_id in (row.first_id, row.second_id) for row in _open_challenges(session, tournament))
 
 
-def _check(session: Session, tournament: Tournament, ladder: Ladder, challenger: Player, defender_id: int) -> None:
-    """Every reason the challenge may not be made, as a reply that says what to write instead."""
+def _pair_today(session: Session, tournament: Tournament, one: int, other: int, now: datetime) -> int:
+    """How many ladder challenges the two players have had today (UTC), either challenging."""
+    midnight = datetime.combine(now.astimezone(UTC).date(), time(0), tzinfo=UTC)
+    return session.exec(
+        select(func.count(TournamentGame.id)).join(Game, Game.id == TournamentGame.game_id)
+        .where(TournamentGame.tournament_id == tournament.id, TournamentGame.challenger_id.is_not(None),
+               TournamentGame.first_id.in_([one, other]), TournamentGame.second_id.in_([one, other]),
+               Game.created_at >= midnight)
+    ).one()
+
+
+def _check(
+    session: Session, tournament: Tournament, ladder: Ladder, challenger: Player, defender_id: int,
+    now: datetime, per_day: int,
+) -> None:
+    """Every reason the challenge may not be made, as a reply that says what to write instead;
+    `per_day` caps the challenges between the same two players in a day."""
     shows = phrase("Write {command} to see the places and whom you may challenge.", command=f"tournament {tournament.id}")
     reason = ladder.refusal(challenger.id, defender_id)
     if reason == "absent":
@@ -118,6 +133,15 @@ def _check(session: Session, tournament: Tournament, ladder: Ladder, challenger:
         raise _refuse("beyond", phrase("Place {place} is too far above your place, {mine}: you may challenge up to "
                                        "{reach} places above.", place=theirs, mine=mine, reach=ladder.reach),
                       shows, tournament=tournament.id, place=theirs, reach=ladder.reach)
+    played = _pair_today(session, tournament, challenger.id, defender_id, now)
+    if played >= per_day:
+        raise _refuse("pair_today",
+                      nphrase("You and the player in place {place} have had {n} ladder challenge today, the most "
+                              "between two players in a day.",
+                              "You and the player in place {place} have had {n} ladder challenges today, the most "
+                              "between two players in a day.", played, place=theirs),
+                      phrase("Nothing was started. You may challenge them again after midnight (UTC), or someone "
+                             "else now."), tournament=tournament.id, place=theirs, limit=per_day)
     for row in _open_challenges(session, tournament):
         if row.challenger_id == challenger.id:
             raise _refuse("busy", phrase("Your challenge in game #{game} is still being played: one at a time.",
@@ -155,14 +179,15 @@ def facts(session: Session, tournament: Tournament, row: TournamentGame, ladder:
 
 def challenge(
     session: Session, tournament: Tournament, challenger: Player, target: str, reminders: Sequence[float],
-    now: datetime, *, trial: bool = False,
+    now: datetime, *, trial: bool = False, per_day: int = 1,
 ) -> tuple[Game | None, list[Letter]]:
     """Challenge the player a word names: the game starts at once; the challenger's letter is
-    the reply to their mail, the defender's a mail of its own. `trial` checks only."""
+    the reply to their mail, the defender's a mail of its own. `trial` checks only; `per_day`
+    is the most challenges between the same two players in a day."""
     _require_ladder(tournament)
     ladder = standing(session, tournament)
     defender = _target(session, tournament, ladder, target)
-    _check(session, tournament, ladder, challenger, defender)
+    _check(session, tournament, ladder, challenger, defender, now, per_day)
     if trial:
         return None, []
     first, second = _first(session, tournament, challenger.id, defender)

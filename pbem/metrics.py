@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-STATUSES = ("processed", "silenced", "duplicate", "banned", "robot", "quarantined")
+STATUSES = ("processed", "silenced", "duplicate", "banned", "robot", "stopped", "quarantined")
 SECONDS_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 
 

@@ -34,7 +34,8 @@ class Player(SQLModel, table=True):
     digest_sent_at: datetime | None = None  # when the last digest went out (what is new since)
     watch_mail: bool = True  # `notify off`: no mail per move of the games they watch
     bot_level: int | None = None  # a bot of pbem.bots_players (1-3); None: a person
-    contact: str | None = Field(default=None, max_length=32)  # the secret of their personal address (pbem.contact)
+    contact: str | None = Field(default=None, max_length=32)  # the secret of their personal address (trust)
+    stopped_at: datetime | None = None  # `stop`: no mail to them at all until their next proven mail
 
 
 class Challenge(SQLModel, table=True):
@@ -89,6 +90,8 @@ class Game(SQLModel, table=True):
     clock_due_at: datetime | None = None  # the next reminder or deadline (pbem.clock.next_event); None: no clock
     takebacks: bool = True  # the challenge's `takebacks=`: whether `takeback` may be asked
     takeback_offer: int | None = None  # the side that asks to take back its last move (lapses with a move)
+    # take-backs asked today, per side: {"day": "YYYY-MM-DD" (UTC), "sides": [n0, n1]} (a daily cap)
+    takeback_asks: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     lines_waiting: bool = False  # conditional lines are stored for the game (pbem.conditionals)
     bot_due_at: datetime | None = None  # a bot is on move since (pbem.botrunner); None: a person or over
 
@@ -285,6 +288,7 @@ class HeldMail(SQLModel, table=True):
     lines: str = Field(max_length=4000)  # the command lines, one per line
     name: str = Field(default="", max_length=80)  # the display name the mail came with
     status: str = Field(default="held", max_length=20)  # held confirmed expired
+    language: str | None = Field(default=None, max_length=8)  # detected in the mail: theirs once confirmed
     created_at: datetime
 
 

@@ -17,7 +17,7 @@ request, so a requester on move has asked for two plies, one not on move for one
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 
 from sqlmodel import Session, select
 
@@ -77,12 +77,26 @@ def asked(session: Session, game: Game) -> tuple[Move | None, Move | None]:
     return G.last_move(session, game), None
 
 
+def takebacks_today(game: Game, side: int, at: datetime) -> int:
+    """How many take-backs `side` has asked in the game today (UTC): the daily cap's count."""
+    asks = game.takeback_asks or {}
+    return int(asks.get("sides", [0, 0])[side]) if asks.get("day") == _day(at) else 0
+
+
+def _day(at: datetime) -> str:
+    return at.astimezone(UTC).date().isoformat()
+
+
 def ask_takeback(
     session: Session, game: Game, player: Player, last: Move, at: datetime, answer: Move | None = None
 ) -> list[Letter]:
     """`player` asks to take back their last move `last`, which the opponent has not answered;
     or, with `answer` (the bot's answer to `last`, `answered`), both."""
-    game.takeback_offer = game.side_of(player.id)
+    side = game.side_of(player.id)
+    sides = [takebacks_today(game, 0, at), takebacks_today(game, 1, at)]
+    sides[side] += 1
+    game.takeback_asks = {"day": _day(at), "sides": sides}  # a new dict: the JSON column sees the change
+    game.takeback_offer = side
     G.touch(game, at)
     bots_players.mark(session, game, at)  # a bot opponent answers it
     return notify.tell(session, "takeback_asked", game, player, move=last.notation, by=player.name,

@@ -57,6 +57,11 @@ def default_name(address: str, display: str = "", reserved: Collection[str] = ("
     return local if local and not looks_reserved(local, reserved) else "player"
 
 
+def find(session: Session, address: str) -> Player | None:
+    """The player of `address`, or None when it has never written nor been invited."""
+    return session.exec(select(Player).where(Player.address == address.strip().lower())).first()
+
+
 def get_or_register(session: Session, address: str, now: datetime, display: str = "") -> Player:
     """The player writing from `address`, created with a fresh secret on first contact."""
     address = address.strip().lower()

@@ -24,6 +24,9 @@ from pbem.notify import Letter, digested
 from pbem.templates import Templates
 from pbem.wallclock import now
 
+#: the answer to `stop`: the last mail a player who stops gets
+STOPPED = "stopped.txt"
+
 
 def post(
     session: Session,
@@ -37,16 +40,20 @@ def post(
     reply_game: Game | None = None,
     thread: str | None = None,
     unproven: bool = False,
+    reply_language: str | None = None,
 ) -> list[Outbox]:
     """Queue the letters: the reply sections as one mail (threaded under the mail being
     answered, listing its `ignored` lines), every other letter grouped into one mail per
     recipient and game, so that two facts about one game reach a player in one mail. A letter
 that a player in digest mode reads in their digest instead (`notify.digested`) is dropped, and so
-is every letter to a bot."""
+is every letter to a bot, and to a player who wrote `stop` (but the answer that says so)."""
+    letters = list(letters)
+    farewell = any(letter.reply and letter.template == STOPPED for letter in letters)
     letters = [
         letter for letter in letters
         if not is_bot(letter.player) and (letter.reply or not digested(letter.player, letter.template))
-    ]  # a bot reads no mail: its address can receive none
+        and (letter.player.stopped_at is None or (farewell and letter.reply))
+    ]  # a bot reads no mail: its address can receive none; a player who wrote `stop` gets none either
     rows = []
     replies = [letter for letter in letters if letter.reply]
     _read_threads(session, [(replies[0].player, reply_game)] if replies else [],
@@ -56,7 +63,7 @@ is every letter to a bot."""
             queue(
                 session, settings, templates, replies[0].player, replies,
                 game=reply_game, ignored=ignored, in_reply_to=in_reply_to, references=references,
-                thread=thread, unproven=unproven,
+                thread=thread, unproven=unproven, language=reply_language,
             )
         )
     groups: dict[tuple[int, int] | int, list[Letter]] = {}
@@ -88,14 +95,17 @@ def queue(
     references: Sequence[str] = (),
     thread: str | None = None,
     unproven: bool = False,
+    language: str | None = None,
 ) -> Outbox:
     """Render `letters` (sections of one mail to `player`) into an outbox row, which `post`
     inserts with the others of its post (the row returned has no id).
 
     `thread` is the inbound thread a reply answers (None for a mail that answers nothing),
-    `unproven` marks the answer to a mail that showed no proof of receipt: both ration replies."""
+    `unproven` marks the answer to a mail that showed no proof of receipt: both ration replies.
+    `language` answers in a language the player has not chosen (what an unproven first mail
+    was written in, which only its confirmation stores)."""
     letters = sorted(letters, key=lambda letter: letter.template in notify.ASIDES)  # asides last
-    language = player.language  # every mail in its reader's language: two players of a game may differ
+    language = language or player.language  # every mail in its reader's language: two players of a game may differ
     # each section rendered once for both parts: the sketch gives the text and the HTML
     sketches = [templates.sketch(letter.template, language, **letter.data) for letter in letters]
     rendered = [templates.text(sketch) for sketch in sketches]
@@ -140,6 +150,7 @@ def queue(
         attachments=_records(session, letters),
         date=at,
         language=language,
+        unsubscribe=trust.stop_address(settings, player) if player.proven_at is None else None,
     )
     row = Outbox(
         message_id=message_id,

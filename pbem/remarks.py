@@ -85,6 +85,19 @@ def sent_today(session: Session, player: Player, now: datetime) -> int:
     ).one()
 
 
+def relayed_to_today(session: Session, player: Player, opponent: Player, now: datetime) -> int:
+    """How many remarks `player` has relayed since midnight UTC in their games against
+    `opponent` (the cap per pair: many games do not multiply what one person receives)."""
+    pair = select(Game.id).where(
+        ((Game.player0_id == player.id) & (Game.player1_id == opponent.id))
+        | ((Game.player0_id == opponent.id) & (Game.player1_id == player.id))
+    )
+    return session.exec(
+        select(func.count(Remark.id)).where(
+            Remark.player_id == player.id, Remark.created_at >= _midnight(now), Remark.game_id.in_(pair))
+    ).one()
+
+
 def of_mail(session: Session, game: Game, player: Player, message_id: str | None) -> Remark | None:
     """The remark that one mail of `player` already made in `game` (a second `say` line adds to it)."""
     if not message_id:

@@ -38,7 +38,8 @@ _SUBJECT_GAME = re.compile(r"#(\d{1,9})\b")
 @dataclass(frozen=True)
 class Result:
     """What became of one message: processed, silenced (the day's replies are spent), duplicate,
-    banned or robot (no reply), quarantined (set aside after too many tries)."""
+    banned or robot (no reply), stopped (a mail to a stop address: no more mail to that player),
+    quarantined (set aside after too many tries)."""
 
     status: str
     message_id: str
@@ -93,6 +94,13 @@ class Service:
             session.add(_inbound(envelope or self.parse(raw), "failed", why))
 
     def _handle(self, session: Session, envelope: Envelope, raw: bytes, record: InboundMessage) -> Result:
+        stopped = trust.stopping(session, self.settings, envelope)
+        if stopped is not None:  # List-Unsubscribe: its token is the proof; no body, no answer
+            stopped.stopped_at = stopped.stopped_at or now()
+            session.add(stopped)
+            record.status, record.note = "stopped", f"stop address of {stopped.address}"[:400]
+            log.info("%s asks for no more mail (%s)", stopped.address, envelope.message_id)
+            return Result("stopped", envelope.message_id)
         if envelope.automatic:
             record.status, record.note = "robot", envelope.automatic
             log.info("no reply to %s from %s: %s", envelope.message_id, envelope.sender, envelope.automatic)
@@ -113,6 +121,9 @@ class Service:
         if evidence.proof is not None:
             players.proven(  # only a proven mail may name them
                 player, envelope.sender_name, now(), players.reserved_names(self.settings))
+        lifted = player.stopped_at is not None and evidence.proof is not None and not evidence.stale
+        if lifted:  # they wrote again, showing a mail of ours newer than their `stop`
+            player.stopped_at = None
         ctx = Context(
             settings=self.settings,
             session=session,
@@ -124,6 +135,8 @@ class Service:
         )
         ignored = runner.run(ctx, reading)
         language.settle(ctx, reading)  # a new player's first mail: the language of every mail to them
+        if lifted and player.stopped_at is None:  # not stopped again by this very mail
+            ctx.reply("unstopped.txt")
         self._send(ctx, ignored)
         return Result(record.status, envelope.message_id)  # processed, or silenced (no reply today)
 
@@ -189,6 +202,7 @@ class Service:
             reply_game=game,
             thread=None if ctx.acted else thread,  # an answer to a change counts against no budget
             unproven=ctx.evidence.proof is None,
+            reply_language=ctx.language,
         )
 
 

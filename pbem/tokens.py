@@ -88,6 +88,30 @@ def parse_token(text: str, game_id: int | None) -> tuple[Token, str] | None:
     return Token(game_id, int(m.group(1)), int(m.group(2)), m.group(3)), m.group(4)
 
 
+def stop_token(player: Player) -> str:
+    """`<player id>.<mac>`: what the stop address of our List-Unsubscribe header carries. It
+    names the player and proves that it came in a mail of ours to them, so a mail to it stops
+    their mail whatever its From says, and nobody else can write one."""
+    return f"{player.id}.{_stop_mac(player)}"
+
+
+def parse_stop(text: str) -> tuple[int, str] | None:
+    """The player id and MAC a stop token claims (not yet checked), or None."""
+    m = _TEXT.match(text.lower())
+    if m is None or m.group(1) is not None:
+        return None
+    return int(m.group(2)), m.group(3)
+
+
+def verify_stop(player: Player, mac: str) -> bool:
+    """Whether `mac` is the stop MAC we wrote for `player`."""
+    return hmac.compare_digest(_stop_mac(player), mac)
+
+
+def _stop_mac(player: Player) -> str:
+    return hmac.new(player.secret.encode(), f"pbem:stop:{player.id}".encode(), hashlib.sha256).hexdigest()[:16]
+
+
 def verify(player: Player, token: Token, mac: str) -> bool:
     """Whether `mac` is the one we wrote for `player` and `token`."""
     return hmac.compare_digest(_mac(player, token), mac)

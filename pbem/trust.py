@@ -25,7 +25,7 @@ from pbem.config import Settings
 from pbem.db import keep
 from pbem.mail import notation
 from pbem.mail.inbound import Envelope
-from pbem.models import Bounce, Game, InboundMessage, Outbox, Player
+from pbem.models import Bounce, Challenge, Game, InboundMessage, Outbox, Player
 
 #: the templates of replies that only say something went wrong (rationed per day)
 ERROR_KINDS = ("error", "nothing", "refused")
@@ -41,6 +41,26 @@ def reply_to(settings: Settings, player: Player, game: Game | None, token: token
     text = tokens.format_token(player, token or tokens.minted(player, game))
     game_id = game.id if game is not None else None
     return notation.format_reply_to(settings.local_part, settings.domain, text, game_id)
+
+
+def stop_address(settings: Settings, player: Player) -> str:
+    """The address of our List-Unsubscribe header for `player`: a mail to it stops their mail."""
+    return notation.format_stop_address(settings.local_part, settings.domain, tokens.stop_token(player))
+
+
+def stopping(session: Session, settings: Settings, envelope: Envelope) -> Player | None:
+    """The player whose stop address (`stop_address`) a mail is sent to, when its token is
+    theirs: such a mail stops them, with no body and whatever its From (a forger cannot
+    write the token)."""
+    for address in envelope.recipients[:10]:
+        token = notation.parse_stop_address(address, settings.local_part, settings.domain)
+        claimed = tokens.parse_stop(token) if token is not None else None
+        if claimed is None:
+            continue
+        player = session.get(Player, claimed[0])
+        if player is not None and tokens.verify_stop(player, claimed[1]):
+            return player
+    return None
 
 
 def subject(text: str, player: Player, game: Game | None, token: tokens.Token | None = None) -> str:
@@ -317,6 +337,51 @@ def allowance(
     if last or replies + 1 >= settings.max_replies_per_day or in_thread + 1 >= settings.max_replies_per_thread:
         return "last"
     return "ok"
+
+
+# --- invitations to addresses that never wrote -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Invitations:
+    """What a challenger may still send to addresses that never proved they read our mail:
+    `left` invitations today, and `waiting`, the open challenge the target has not answered
+    yet (None: the target may be invited)."""
+
+    left: int
+    waiting: int | None = None
+
+
+def stranger(target: Player | None) -> bool:
+    """Whether an address has never shown that it reads our mail (no row: never written to)."""
+    return target is None or target.proven_at is None
+
+
+def invitations_left(
+    session: Session, settings: Settings, challenger: Player, target: Player | None, now: datetime
+) -> Invitations:
+    """How many challenges `challenger` may still send today to addresses that never wrote to
+    us, and whether `target` (such an address, None when unknown) still has one unanswered.
+
+    Read from the challenges themselves: today's of the challenger whose opponent had not
+    proved their address when it was made (`max_invitations_per_day`), and an open challenge
+    to `target` made after its latest mail to us, by anyone (any mail from them answers it).
+    So neither a mail of thirty lines nor several accomplices make a cannon of us."""
+    sent = session.exec(
+        select(func.count(Challenge.id))
+        .join(Player, Player.id == Challenge.opponent_id)
+        .where(Challenge.challenger_id == challenger.id, Challenge.created_at >= _midnight(now))
+        .where((Player.proven_at.is_(None)) | (Player.proven_at > Challenge.created_at))
+        .where(Player.bot_level.is_(None))
+    ).one()
+    left = max(settings.max_invitations_per_day - sent, 0)
+    if target is None or target.id is None:
+        return Invitations(left)
+    heard = session.exec(select(func.max(InboundMessage.received_at)).where(InboundMessage.sender == target.address)).one()
+    waiting = select(Challenge.id).where(Challenge.opponent_id == target.id, Challenge.status == "open")
+    if heard is not None:
+        waiting = waiting.where(Challenge.created_at > heard)
+    return Invitations(left, session.exec(waiting.order_by(Challenge.id).limit(1)).first())
 
 
 # --- bounces --------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from pbem.commands import (  # noqa: F401  (registration)
     play,
     records,
     say,
+    stop,
     takeback,
     time,
     tournaments,

@@ -65,6 +65,9 @@ class Context:
     touched: set[int] = field(default_factory=set)
     #: the game the line being run is about, once settled: its error shows that game's board
     line_game: Game | None = None
+    #: the language of the reply when it is not the player's own: what an unproven first mail
+    #: was written in (answered in it, stored only when confirmed)
+    language: str | None = None
 
     def reply(self, template: str, *, attach: int | None = None, **data: Any) -> None:
         """A section of the one reply to the sender; `attach` names a game whose record goes with it."""

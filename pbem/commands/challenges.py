@@ -12,8 +12,8 @@ import shlex
 from sqlmodel import select
 
 import engine
-from engine.phrases import Phrase, phrase
-from pbem import bots_players, clock, notify, players
+from engine.phrases import Phrase, nphrase, phrase
+from pbem import bots_players, clock, notify, players, trust
 from pbem import games as G
 from pbem.commands.args import require_id
 from pbem.commands.base import Call, Command, Context, register
@@ -156,6 +156,7 @@ class ChallengeCommand(Command):
                     phrase("Write e.g. {example}.", example=f"challenge {plain[0][:20]} bot level=2"),
                     code="challenge.bot_address",
                 )
+            _may_invite(ctx, target, cls)
             if ctx.trial:
                 return  # checked; numbers that players see are not spent on a trial
             opponent = players.get_or_register(ctx.session, target, now())
@@ -178,6 +179,40 @@ class ChallengeCommand(Command):
         ctx.reply("challenged.txt", challenge=view)
         if opponent is not None:
             ctx.send("challenge_received.txt", opponent, challenge=view)
+
+
+def _may_invite(ctx: Context, address: str, cls: type[engine.Rules]) -> None:
+    """Refuse a challenge that would make us mail someone who did not ask for it: an address
+    that said `stop`, and beyond the caps on addresses that never wrote (`trust.invitations_left`)."""
+    target = players.find(ctx.session, address)
+    instead = phrase("You can post an open challenge instead: write {example}.", example=f"challenge {cls.name}")
+    if target is not None and target.stopped_at is not None:
+        raise CommandError(
+            phrase("{address} has asked to get no mail from this server, so I send them no challenge.",
+                   address=address[:80]),
+            instead, code="challenge.stopped", params={"address": address[:80]},
+        )
+    if not trust.stranger(target):
+        return
+    allowed = trust.invitations_left(ctx.session, ctx.settings, ctx.player, target, now())
+    if allowed.waiting is not None:
+        raise CommandError(
+            phrase("{address} has never written to me and has not yet answered challenge #{challenge}: I send "
+                   "one invitation at a time to such an address.", address=address[:80], challenge=allowed.waiting),
+            phrase("Nothing was sent. Once they answer it, or write to me, they can be challenged again."),
+            code="challenge.waiting", params={"address": address[:80], "challenge": allowed.waiting},
+        )
+    if allowed.left <= 0:
+        limit = ctx.settings.max_invitations_per_day
+        raise CommandError(
+            nphrase("You have invited {n} address that never wrote to me today, the most I send for one player "
+                    "in a day.",
+                    "You have invited {n} addresses that never wrote to me today, the most I send for one player "
+                    "in a day.", limit),
+            phrase("Nothing was sent. You can invite a new address again after midnight (UTC); players who have "
+                   "written to me can be challenged at any time."),
+            code="challenge.invitations", params={"limit": limit},
+        )
 
 
 def _terms(ctx: Context, plain: list[str], options: dict[str, str]) -> tuple:

@@ -20,11 +20,13 @@ from pbem import players
 from pbem.commands import base
 from pbem.commands.base import Call, Command, Context, register
 from pbem.commands.reader import Line, classify
-from pbem.i18n import N_
+from pbem.i18n import DEFAULT, N_
 from pbem.models import Game, HeldMail
 from pbem.present import game_view
 from pbem.wallclock import now
 
+#: session.info: the row this mail's held commands went into
+HELD = "pbem.held"
 #: how long held commands wait for their confirmation
 KEEP = timedelta(days=7)
 
@@ -72,6 +74,7 @@ def hold(ctx: Context, lines: list[Line], games: Sequence[Game] = ()) -> list[Li
         )
         ctx.session.add(row)
         ctx.session.flush()  # its id goes into the notice, which its confirmation names
+        ctx.session.info[HELD] = row  # its language is read after the commands (`language.settle`)
         views = [game_view(ctx.session, game, ctx.player) for game in games]
         ctx.reply("held.txt", lines=[quote(line) for line in acting], address=ctx.player.address, held=row.id,
                   games=views)
@@ -132,6 +135,8 @@ def release(ctx: Context) -> list[Line]:
         ctx.session.add(row)
         # now the name they wrote with is theirs, if the `name` command would take it
         players.proven(ctx.player, row.name, now(), players.reserved_names(ctx.settings))
+        if row.language and ctx.player.language == DEFAULT:  # and the language they wrote in
+            ctx.player.language = row.language
         released += [line for text in row.lines.split("\n") if (line := classify(text)) is not None]
     if released:
         ctx.reply("confirmed.txt", lines=[quote(line) for line in released])

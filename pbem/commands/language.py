@@ -9,7 +9,7 @@ from babel import Locale
 from sqlmodel import select
 
 from engine.phrases import phrase
-from pbem.commands import words
+from pbem.commands import held, words
 from pbem.commands.base import Call, Command, Context, register
 from pbem.commands.reader import Reading
 from pbem.errors import CommandError
@@ -149,15 +149,24 @@ def detect(ctx: Context, reading: Reading) -> str | None:
 
 
 def settle(ctx: Context, reading: Reading) -> None:
-    """Give a new player the language their first mail is written in, and tell them (in that
-    language) which one I chose and how to change it. A known player's language changes only
-    by `language`."""
+    """Answer a new player's first mail in the language it is written in, and tell them (in
+    that language) which one I chose and how to change it. The language is stored as theirs
+    only from a mail with proof of receipt: a forger who writes in Russian From a stranger's
+    address must not choose the stranger's language. An unproven first mail is answered in
+    its language, and its held commands keep it (`pbem.commands.held`): confirming them
+    stores it. A known player's language changes only by `language`."""
     code = detect(ctx, reading)
     if code is None or code == DEFAULT or code not in LANGUAGES:
         return
-    ctx.player.language = code
-    ctx.session.add(ctx.player)
+    if ctx.evidence.proof is None:
+        ctx.language = code  # this answer only
+        row = ctx.session.info.pop(held.HELD, None)
+        if row is not None and row.player_id == ctx.player.id:
+            row.language = code  # stored as theirs if they confirm the mail
+            ctx.session.add(row)
+    else:
+        ctx.player.language = code
+        ctx.session.add(ctx.player)
     if not any(letter.reply for letter in ctx.letters):
         ctx.reply("nothing.txt")  # what the mail would have had: the section comes below it
     ctx.reply("language_chosen.txt", code=code, chosen=LANGUAGES[code])
-

@@ -106,8 +106,19 @@ def relay(ctx: Context, game: Game, text: str) -> None:
             phrase("Nothing was stored or relayed; write it again tomorrow (UTC)."),
             code="say.too_many", params={"limit": settings.say_max_per_day},
         )
-    remark = remarks.store(ctx.session, game, ctx.player, text, ctx.envelope.message_id, at)
     opponent = G.opponent(ctx.session, game, ctx.player)
+    pair_limit = settings.max_relays_per_pair_per_day
+    if remarks.relayed_to_today(ctx.session, ctx.player, opponent, at) >= pair_limit:
+        raise CommandError(
+            nphrase(
+                "You have relayed {n} message to {name} today, the most I relay to one opponent in a day.",
+                "You have relayed {n} messages to {name} today, the most I relay to one opponent in a day.",
+                pair_limit, name=opponent.name,
+            ),
+            phrase("Nothing was stored or relayed; write it again tomorrow (UTC)."),
+            code="say.too_many_to", params={"limit": pair_limit},
+        )
+    remark = remarks.store(ctx.session, game, ctx.player, text, ctx.envelope.message_id, at)
     lines = remarks.quoted(text)
     letters = [
         letter

@@ -18,7 +18,7 @@ from typing import Literal, NoReturn
 
 from sqlmodel import select
 
-from engine.phrases import phrase
+from engine.phrases import nphrase, phrase
 from pbem import games as G
 from pbem import offers
 from pbem.commands import words
@@ -111,6 +111,16 @@ def _ask(ctx: Context, game: Game, side: int) -> None:
     """The sender's last move, while the opponent is on move and has not answered it; against
     a bot, also on the sender's own move: their last move and the bot's answer."""
     session = ctx.session
+    limit = ctx.settings.max_takebacks_per_game_per_day
+    if offers.takebacks_today(game, side, now()) >= limit:
+        raise GameError(
+            nphrase("You have asked for {n} take-back in game #{game} today, the most one player may ask in a "
+                    "game in a day.",
+                    "You have asked for {n} take-backs in game #{game} today, the most one player may ask in a "
+                    "game in a day.", limit, game=game.id),
+            phrase("Nothing was asked. You may ask again after midnight (UTC)."),
+            game, code="takeback.too_many", params={"game": game.id, "limit": limit},
+        )
     if not _has_moved(ctx, game, side):
         raise GameError(
             phrase("You have not played a move in game #{game} yet, so there is none to take back.", game=game.id),

@@ -150,7 +150,8 @@ class LadderChallenge(Command):
                       summary=_summary(ctx, tournament))
             return
         game, letters = ladders.challenge(ctx.session, tournament, ctx.player, " ".join(call.args[1:]),
-                                          ctx.settings.reminders, now(), trial=ctx.trial)
+                                          ctx.settings.reminders, now(), trial=ctx.trial,
+                                          per_day=ctx.settings.max_ladder_challenges_per_pair_per_day)
         if game is not None:
             ctx.game_hint = game.id
             ctx.add(letters)

@@ -178,6 +178,13 @@ WORDS: dict[str, dict[str, tuple[str, ...]]] = {
         "ko": ("말", "메시지"),
         "zh": ("留言", "说"),
     },
+    "stop": {
+        "it": ("basta", "disiscrivimi"),
+        "ru": ("стоп", "отписаться"),
+        "uk": ("стоп", "відписатися"),
+        "ko": ("중지", "수신거부"),
+        "zh": ("停止", "退订"),
+    },
     "takeback": {
         "it": ("annulla", "ripensamento"),
         "ru": ("переходить", "отменить"),

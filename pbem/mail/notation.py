@@ -1,7 +1,8 @@
 """The service's own notations in mail: each one written and read here, as a pair.
 
 Three things we put into mail come back to us in replies and must be read exactly as written:
-the Reply-To plus-address (`game+g42-TOKEN@domain` or `game+TOKEN@domain`), the subject tag
+the Reply-To plus-address (`game+g42-TOKEN@domain` or `game+TOKEN@domain`; the stop address of
+List-Unsubscribe is `game+stop-TOKEN@domain`), the subject tag
 (`[pbem #42] ... [k:TOKEN]` or `[pbem] ...`) and our Message-IDs (`<pbem.HEX@domain>`). Keeping
 writer and reader side by side, with round-trip tests, means a change of format cannot break one
 half only. Tokens are kept generic (lower-case hex, 10 to 32 characters, which may follow up to
@@ -93,12 +94,37 @@ def format_contact(local_part: str, domain: str, label: str, secret: str) -> str
 
 def parse_contact(address: str, local_part: str, domain: str) -> str | None:
     """The secret of a personal address of ours, or None for any other address."""
+    m = _CONTACT_RE.match(_detail(address, local_part, domain) or "")
+    return m.group(2).lower() if m else None
+
+
+# --- the List-Unsubscribe address ------------------------------------------------------------------
+
+STOP = "stop"
+
+
+def format_stop_address(local_part: str, domain: str, token: str) -> str:
+    """`local+stop-TOKEN@domain`: the address of our List-Unsubscribe header."""
+    _check_token(token)
+    return f"{local_part}+{STOP}-{token}@{domain}"
+
+
+def parse_stop_address(address: str, local_part: str, domain: str) -> str | None:
+    """The token of one of our stop addresses; None for any other address."""
+    head, dash, token = (_detail(address, local_part, domain) or "").partition("-")
+    if not dash or head.lower() != STOP or not _TOKEN_RE.match(token.lower()):
+        return None
+    return token.lower()
+
+
+def _detail(address: str, local_part: str, domain: str) -> str | None:
+    """What follows the `+` in one of our plus-addresses (local part and domain compared
+    without regard to case), or None for any other address."""
     name, at, dom = address.strip().strip("<>").rpartition("@")
     base, plus, detail = name.partition("+")
     if not (at and plus) or base.lower() != local_part.lower() or dom.lower() != domain.lower():
         return None
-    m = _CONTACT_RE.match(detail)
-    return m.group(2).lower() if m else None
+    return detail
 
 
 # --- the subject tag -------------------------------------------------------------------------------

@@ -79,13 +79,15 @@ def build(
     attachments: Sequence[tuple[str, str, str]] = (),
     date: datetime,
     language: str | None = None,
+    unsubscribe: str | None = None,
 ) -> bytes:
     """The exact bytes of one outgoing mail (CRLF line ends, as SMTP wants them).
 
     `date` is the caller's clock: the mail layer keeps none of its own. `html`, when given,
     goes beside `body` as the other half of a multipart/alternative. `language` (a code such
     as "ru") becomes Content-Language, so a client can offer to translate, or read it aloud
-    in the right voice."""
+    in the right voice. `unsubscribe` (an address) becomes List-Unsubscribe, a mailto: that
+    clients offer as a button."""
     text: Message = MIMEText(body, "plain", _body_charset(body))
     texts = (body, html or "", *(content for _, _, content in attachments))
     if html is not None:
@@ -117,6 +119,8 @@ def build(
     refs = [r for r in dict.fromkeys(references) if r]
     if refs:
         msg["References"] = " ".join(refs[-10:])
+    if unsubscribe:
+        msg["List-Unsubscribe"] = f"<mailto:{ascii_address(unsubscribe)}>"
     msg["Auto-Submitted"] = "auto-replied"
     msg["X-Auto-Response-Suppress"] = "All"
     msg[LOOP_HEADER] = loop_marker

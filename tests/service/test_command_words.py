@@ -106,10 +106,11 @@ def test_an_unknown_language() -> None:
      ("Ciao, vorrei giocare una partita con un amico, come si comincia?", "it"),
      ("Hello, I would like to play a game with a friend, how do I start?", "en")],
 )
-def test_a_new_players_language_comes_from_their_first_mail(server, body: str, code: str) -> None:
+def test_a_new_players_first_mail_is_answered_in_its_language(server, body: str, code: str) -> None:
     server.send(compose(ALICE, body))
-    with Session(server.engine) as session:
-        assert session.exec(select(Player).where(Player.address == ALICE)).one().language == code
+    with Session(server.engine) as session:  # a first mail has no proof: it chooses nothing (a forger's might)
+        assert session.exec(select(Player).where(Player.address == ALICE)).one().language == "en"
+    assert server.last(ALICE)["Content-Language"] == code
     said = flat(server.last(ALICE))
     chosen = speaker(code).gettext("I write to you in %(name)s, the language of your mail.", name=LANGUAGES[code])
     if code == "en":
@@ -122,8 +123,33 @@ def test_a_new_players_language_comes_from_their_first_mail(server, body: str, c
 def test_the_content_language_header_decides_when_the_words_do_not(server) -> None:
     raw = compose(ALICE, "c4").replace(b"MIME-Version:", b"Content-Language: it\r\nMIME-Version:")
     server.send(raw)
+    assert server.last(ALICE)["Content-Language"] == "it"
+
+
+@pytest.mark.parametrize(("body", "code"), [("вызов ataxx", "ru"), ("виклик ataxx", "uk"), ("sfida ataxx", "it"),
+                                            ("도전 ataxx", "ko"), ("挑战 ataxx", "zh")])
+def test_the_language_of_a_held_first_mail_is_stored_when_it_is_confirmed(server, body: str, code: str) -> None:
+    server.send(compose(ALICE, body))
+    held = server.last(ALICE)
+    assert held["Content-Language"] == code
     with Session(server.engine) as session:
-        assert session.exec(select(Player).where(Player.address == ALICE)).one().language == "it"
+        assert session.exec(select(Player).where(Player.address == ALICE)).one().language == "en"
+    server.confirm(ALICE)
+    with Session(server.engine) as session:
+        assert session.exec(select(Player).where(Player.address == ALICE)).one().language == code
+    assert server.last(ALICE)["Content-Language"] == code
+
+
+def test_a_forged_first_mail_chooses_no_language_for_a_stranger(server) -> None:
+    forged = compose(BOB, "Привет! Хочу сыграть партию, подскажите, как начать? вызов ataxx", Return_Path=f"<{ALICE}>")
+    server.send(forged)
+    with Session(server.engine) as session:
+        assert session.exec(select(Player).where(Player.address == BOB)).one().language == "en"
+    # Bob's own first proven mail (a reply to the notice, in English) keeps English and confirms nothing
+    server.send(reply_to(BOB, server.last(BOB), "stop"))
+    with Session(server.engine) as session:
+        bob = session.exec(select(Player).where(Player.address == BOB)).one()
+        assert bob.language == "en" and bob.stopped_at is not None
 
 
 def test_detection_never_changes_a_known_players_language(server) -> None:

@@ -118,6 +118,9 @@ SCRIPT = [
     (ALICE, "ratings capturego", True),
     (ALICE, "help challenge", True),
     (ALICE, "\n".join(["help"] * 40), True),
+    # stop: Carol's mail stops (the answer is her last), and her reply to it brings it back
+    (CAROL, "stop", True),
+    (CAROL, "help stop", True),
     ("dora@example.org", "правила", False),  # a new player's first mail: the language it is written in
 ]
 # Sent by the clock or the admin CLI, not in answer to a mail; their own tests render them.
@@ -129,6 +132,9 @@ NOT_BY_MAIL |= {"quiet.txt"}
 # Never a mail's first section (it follows the answer to a new player's first mail), so no
 # outbox row is named after it; the mail of the last line of SCRIPT carries it.
 NOT_BY_MAIL |= {"language_chosen.txt"}
+# Never a mail's first section either (it follows the answer to the mail that lifts a `stop`);
+# SCRIPT's stop block sends it, tests/trust/test_caps.py reads it.
+NOT_BY_MAIL |= {"unstopped.txt"}
 # Always a section after the move's own (the SCRIPT's conditional block sends it in Alice's mail);
 # tests/service/test_conditional.py reads it.
 NOT_BY_MAIL |= {"conditional_dropped.txt"}
