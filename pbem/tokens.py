@@ -98,9 +98,9 @@ def stop_token(player: Player) -> str:
 def parse_stop(text: str) -> tuple[int, str] | None:
     """The player id and MAC a stop token claims (not yet checked), or None."""
     m = _TEXT.match(text.lower())
-    if m is None or m.group(1) is not None:
+    if m is None or m.group(1) is not None or m.group(3):
         return None
-    return int(m.group(2)), m.group(3)
+    return int(m.group(2)), m.group(4)
 
 
 def verify_stop(player: Player, mac: str) -> bool:

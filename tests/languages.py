@@ -74,12 +74,16 @@ def _own_words(language: str) -> frozenset[str]:
     return frozenset(words)
 
 
+_ADDRESS = re.compile(r"[^\s<>()\"']+@[^\s<>()\"']+")
+
+
 def english_left(text: str, language: str) -> list[str]:
     """The English words of `text` that a mail in `language` should not hold."""
     # quoted lines of the player's own mail (" | ...") and the words an opponent relayed with
     # `say` ("> ...") are theirs, not ours
     ours = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(("|", ">")))
     ours = _TOKEN.sub(" ", ours)  # a subject's token is random hex: "0df7126877add8b9" holds no word
+    ours = _ADDRESS.sub(" ", ours)  # an address ("game+bob.<secret>@...") is a name, not a word
     allowed = _own_words(language) if language == "it" else frozenset()
     return sorted({w for w in WORD.findall(ours)
                    if w.lower() in english_words() and w.lower() not in allowed and w not in HEADERS})
