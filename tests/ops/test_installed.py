@@ -122,7 +122,7 @@ def smoke(home: Path) -> int:
     try:
         assert "retention_days = 90" in sandbox.pbem("config", "check")
         # After a first mail, a player answers our mails: that proves they receive them (a
-        # mail without that proof is answered once a day, and what it asks is held).
+        # mail without that proof is answered a few times a day, and what it asks is held).
         steps: list[tuple[str, tuple[str, ...], bool, str]] = [
             (ALICE, ("help",), False, "How to play by email"),
             (ALICE, ("help challenge",), True, "challenge"),
@@ -130,13 +130,14 @@ def smoke(home: Path) -> int:
             (ALICE, ("challenge ataxx bob@example.org colour=x",), True, "Challenge #1"),
             (BOB, ("accept 1",), True, "game on"),
             (ALICE, ("f2",), True, "you played f2"),
-            (BOB, ("board 1",), True, "the board at move"),
-            (BOB, ("history 1",), True, "the moves so far"),
             (BOB, ("games",), True, "Your games"),
             (BOB, ("frobnicate",), True, "no command"),
             (BOB, ("accept 99",), True, "not done"),
             (ALICE, ("timezone Europe/Rome",), True, ""),
             (ALICE, ("name Alice A.",), True, ""),
+            (BOB, ("history 1",), True, "the moves so far"),
+            # a line acts on a game only in a reply to a mail that showed its board as it stands
+            (BOB, ("board 1",), True, "the board at move"),
             (BOB, ("resign 1",), True, "game over"),
             (ALICE, ("record 1",), True, "the game record"),
             (ALICE, ("stats",), True, "Game statistics"),

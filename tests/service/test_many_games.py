@@ -201,7 +201,7 @@ def test_a_held_bare_move_keeps_its_game_when_confirmed(server) -> None:
     mail = about(server, ALICE, 1)
     refs = f"{mail.get('References', '')} {mail['Message-ID']}".strip()
     # a reply in game 1's thread from a client that kept neither our Reply-To nor the subject;
-    # the next day, as a mail without proof is answered once a day (her first one was)
+    # the next day, when the day's answers to mails without proof are fresh
     with freeze_time(datetime.now(UTC) + timedelta(days=1)):
         server.send(compose(ALICE, "f2", subject="Re: our game", In_Reply_To=mail["Message-ID"], References=refs))
         assert "Did you write to me?" in server.last(ALICE)["Subject"] and plies(server) == {1: 0, 2: 0, 3: 0}
