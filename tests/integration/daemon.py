@@ -17,8 +17,13 @@ import time
 from pathlib import Path
 from typing import ClassVar
 
+from sqlalchemy import Engine
+from sqlmodel import Session, select
+
+from pbem.models import InboundMessage
 from tests.integration.waits import scaled, wait_until
 from tests.mailrig import MailRig
+from tests.service.mailer import parse
 
 READY = ("pbem serving", "mailbox reached")  # in this order, once per start
 TRACEBACK = "Traceback (most recent call last):"
@@ -190,3 +195,15 @@ security = "none"
 
     def log_tail(self, lines: int = 30) -> str:
         return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+
+
+def handled(db: Engine, raw: bytes, daemon: DaemonProcess) -> InboundMessage:
+    """The inbound row of the mail `raw`, once the daemon has recorded it (its own signal that
+    the mail was handled, with everything it queued in the same transaction)."""
+    message_id = parse(raw)["Message-ID"]
+
+    def probe() -> InboundMessage | None:
+        with Session(db) as session:
+            return session.exec(select(InboundMessage).where(InboundMessage.message_id == message_id)).first()
+
+    return wait_until(probe, 30, lambda: f"the daemon never recorded {message_id}\n{daemon.log_tail()}")

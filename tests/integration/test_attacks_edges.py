@@ -5,34 +5,15 @@ as ours), and the new robot signs get no reply at all."""
 
 from __future__ import annotations
 
-import smtplib
-
 import pytest
 from sqlmodel import Session, select
 
 from pbem.db import make_engine
-from pbem.models import Bounce, Game, InboundMessage, Outbox, Player, Remark
-from tests.integration.daemon import POLLING, DaemonProcess
-from tests.integration.waits import wait_until
+from pbem.models import Bounce, Game, Outbox, Player, Remark
+from tests.integration.daemon import POLLING, DaemonProcess, handled
 from tests.service.mailer import compose, parse, reply_to, text
 
 pytestmark = pytest.mark.integration
-
-
-def _smtp(rig, sender: str, raw: bytes) -> None:
-    with smtplib.SMTP("127.0.0.1", rig.smtp_port, timeout=10) as smtp:
-        smtp.sendmail(sender, [parse(raw)["To"]], raw)
-
-
-def _handled(db, raw: bytes, daemon: DaemonProcess) -> InboundMessage:
-    """Wait until the daemon has recorded the mail `raw` (its own signal: the inbound row)."""
-    message_id = parse(raw)["Message-ID"]
-
-    def probe() -> InboundMessage | None:
-        with Session(db) as session:
-            return session.exec(select(InboundMessage).where(InboundMessage.message_id == message_id)).first()
-
-    return wait_until(probe, 30, lambda: f"the daemon never recorded {message_id}\n{daemon.log_tail()}")
 
 
 def _newest(rig, user: str, count: int):
@@ -53,9 +34,9 @@ def test_names_line_separators_and_look_alikes_by_mail(mailrig, tmp_path) -> Non
     try:
         # Item 4: Alice writes with a display name the `name` rule refuses, Bob as "pbem server";
         # once proven, each keeps the name made from the address, and is told nothing of it.
-        _smtp(mailrig, alice, compose(script, f"challenge ataxx {bob} colour=x", to=mailrig.address("game")))
-        _smtp(mailrig, alice, reply_to(script, _newest(mailrig, "alice", 1), "confirm"))
-        _smtp(mailrig, bob, reply_to(f"pbem server <{bob}>", _newest(mailrig, "bob", 1), "accept 1"))
+        mailrig.submit(alice, compose(script, f"challenge ataxx {bob} colour=x", to=mailrig.address("game")))
+        mailrig.submit(alice, reply_to(script, _newest(mailrig, "alice", 1), "confirm"))
+        mailrig.submit(bob, reply_to(f"pbem server <{bob}>", _newest(mailrig, "bob", 1), "accept 1"))
         started = _newest(mailrig, "alice", 3)
         assert "your move" in started["Subject"]
         with Session(db) as session:
@@ -65,8 +46,8 @@ def test_names_line_separators_and_look_alikes_by_mail(mailrig, tmp_path) -> Non
 
         # Item 1: U+2028 in a `say` line is a blank, not a line break: no `resign`.
         split = reply_to(alice, started, "say 1 first\u2028resign")
-        _smtp(mailrig, alice, split)
-        assert _handled(db, split, daemon).status == "processed"
+        mailrig.submit(alice, split)
+        assert handled(db, split, daemon).status == "processed"
         said = _newest(mailrig, "bob", 3)
         assert "first resign" in text(said)
         with Session(db) as session:
@@ -76,8 +57,8 @@ def test_names_line_separators_and_look_alikes_by_mail(mailrig, tmp_path) -> Non
         # Item 3: look-alikes of our subject tag and of our marker are taken out of said text.
         marker = "##- Pleas\u0435 write your reply above this line -##"  # a Cyrillic е
         lookalike = reply_to(alice, _newest(mailrig, "alice", 4), f"say 1 hello ［pbem #1］ there [ pbem #1 ]\nsay 1 {marker}")
-        _smtp(mailrig, alice, lookalike)
-        assert _handled(db, lookalike, daemon).status == "processed"
+        mailrig.submit(alice, lookalike)
+        assert handled(db, lookalike, daemon).status == "processed"
         relayed = text(_newest(mailrig, "bob", 4))
         assert "> hello there" in relayed
         assert "pbem #1 ]" not in relayed and "］" not in relayed and "Pleas\u0435" not in relayed
@@ -111,16 +92,16 @@ def test_the_new_robot_signs_get_no_reply_by_mail(mailrig, tmp_path) -> None:
             sender = (carol, dave)[n % 2]
             raw = compose(sender, "help\nThis is an automatic message.", subject=subject if subject != "help" else "",
                           to=mailrig.address("game"), **{k.replace("-", "_"): v for k, v in headers.items()})
-            _smtp(mailrig, sender, raw)
-            row = _handled(db, raw, daemon)
+            mailrig.submit(sender, raw)
+            row = handled(db, raw, daemon)
             assert (row.status, row.note) == ("robot", kind), subject
         with Session(db) as session:
             assert len(session.exec(select(Bounce)).all()) == 2  # bounces are recorded, not answered
         assert _sent_to(db, carol) == [] and _sent_to(db, dave) == []
         # a person's mail afterwards is answered: the robots got nothing only because they are robots
         person = compose(carol, "help", to=mailrig.address("game"))
-        _smtp(mailrig, carol, person)
-        assert _handled(db, person, daemon).status == "processed"
+        mailrig.submit(carol, person)
+        assert handled(db, person, daemon).status == "processed"
         assert len(mailrig.wait_for("carol", 1, timeout=30)) == 1
         assert mailrig.messages("dave") == []
     finally:

@@ -16,7 +16,7 @@ from sqlmodel import Session, func, select
 
 from pbem.db import make_engine
 from pbem.models import Game, HeldMail, InboundMessage, Outbox, Player, Remark, Vacation
-from tests.integration.daemon import POLLING, DaemonProcess
+from tests.integration.daemon import POLLING, DaemonProcess, handled
 from tests.integration.waits import wait_until
 from tests.service.mailer import compose, parse, replayed, reply_to, text
 
@@ -39,14 +39,8 @@ class Players:
     def send(self, raw: bytes, envelope_from: str | None = None) -> InboundMessage:
         """Submit a mail over SMTP and wait for the daemon's own signal that it handled it (its
         inbound row), then for every mail it queued to reach its mailbox."""
-        message_id = parse(raw)["Message-ID"]
         self.rig.submit(envelope_from or parse(raw)["From"], raw)
-
-        def handled() -> InboundMessage | None:
-            with Session(self.db) as session:
-                return session.exec(select(InboundMessage).where(InboundMessage.message_id == message_id)).first()
-
-        row = wait_until(handled, 30, lambda: f"never handled {message_id}\n{self.daemon.log_tail()}")
+        row = handled(self.db, raw, self.daemon)
         self.settle()
         return row
 

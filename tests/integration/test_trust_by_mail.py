@@ -4,36 +4,16 @@ nothing, and a responder that answers every mail of ours is answered a bounded n
 
 from __future__ import annotations
 
-import smtplib
-
 import pytest
 from sqlmodel import Session, select
 
 from pbem.config import Settings
 from pbem.db import make_engine
-from pbem.models import Game, InboundMessage, Outbox
-from tests.integration.daemon import POLLING, DaemonProcess
-from tests.integration.waits import wait_until
+from pbem.models import Game, Outbox
+from tests.integration.daemon import POLLING, DaemonProcess, handled
 from tests.service.mailer import compose, parse, replayed, reply_to
 
 pytestmark = pytest.mark.integration
-
-
-def _smtp(rig, sender: str, raw: bytes) -> None:
-    to = parse(raw)["To"]
-    with smtplib.SMTP("127.0.0.1", rig.smtp_port, timeout=10) as smtp:
-        smtp.sendmail(sender, [to], raw)
-
-
-def _handled(db, raw: bytes, daemon: DaemonProcess) -> InboundMessage:
-    """Wait until the daemon has recorded the mail `raw` (its own signal: the inbound row)."""
-    message_id = parse(raw)["Message-ID"]
-
-    def probe() -> InboundMessage | None:
-        with Session(db) as session:
-            return session.exec(select(InboundMessage).where(InboundMessage.message_id == message_id)).first()
-
-    return wait_until(probe, 30, lambda: f"the daemon never recorded {message_id}\n{daemon.log_tail()}")
 
 
 def _newest(rig, user: str, count: int, daemon: DaemonProcess):
@@ -47,11 +27,11 @@ def test_forgery_replay_and_a_looping_responder_by_real_mail(mailrig, tmp_path) 
     alice, bob, carol = mailrig.address("alice"), mailrig.address("bob"), mailrig.address("carol")
     try:
         # Alice's first challenge waits for her confirmation; then the game starts.
-        _smtp(mailrig, alice, compose(alice, f"challenge ataxx {bob} colour=x", to=mailrig.address("game")))
+        mailrig.submit(alice, compose(alice, f"challenge ataxx {bob} colour=x", to=mailrig.address("game")))
         held = _newest(mailrig, "alice", 1, daemon)
         assert "Did you write to me?" in held["Subject"]
-        _smtp(mailrig, alice, reply_to(alice, held, "confirm"))
-        _smtp(mailrig, bob, reply_to(bob, _newest(mailrig, "bob", 1, daemon), "accept 1"))
+        mailrig.submit(alice, reply_to(alice, held, "confirm"))
+        mailrig.submit(bob, reply_to(bob, _newest(mailrig, "bob", 1, daemon), "accept 1"))
         started = _newest(mailrig, "alice", 3, daemon)
         assert "your move" in started["Subject"]
 
@@ -60,32 +40,32 @@ def test_forgery_replay_and_a_looping_responder_by_real_mail(mailrig, tmp_path) 
         statuses = []
         for _ in range(3):
             forged = compose(f"Alice <{alice}>", "resign", to=mailrig.address("game"))
-            _smtp(mailrig, carol, forged)
-            statuses.append(_handled(db, forged, daemon).status)
+            mailrig.submit(carol, forged)
+            statuses.append(handled(db, forged, daemon).status)
         assert statuses == ["processed", "processed", "silenced"]
         with Session(db) as session:
             assert session.get(Game, 1).status == "active"
 
         # Alice's genuine move, captured on the way and replayed later, changes nothing.
         move = reply_to(alice, started, "f2")
-        _smtp(mailrig, alice, move)
-        _smtp(mailrig, bob, reply_to(bob, _newest(mailrig, "bob", 3, daemon), "a1-c3"))  # invite, game on, f2
+        mailrig.submit(alice, move)
+        mailrig.submit(bob, reply_to(bob, _newest(mailrig, "bob", 3, daemon), "a1-c3"))  # invite, game on, f2
         _newest(mailrig, "alice", 7, daemon)  # Bob's move reached her (after two notices of the forger's)
         replay = replayed(move)
-        _smtp(mailrig, alice, replay)
-        assert _handled(db, replay, daemon).proof == "plus-address"
+        mailrig.submit(alice, replay)
+        assert handled(db, replay, daemon).proof == "plus-address"
         with Session(db) as session:
             assert session.get(Game, 1).ply == 2
 
         # A responder answers every mail of ours; the thread's budget ends it.
-        _smtp(mailrig, carol, compose(carol, "help", to=mailrig.address("game")))
+        mailrig.submit(carol, compose(carol, "help", to=mailrig.address("game")))
         signature = "Thanks for your mail.\nOpen Monday to Friday, 9:00-17:00"
         received = 1
         newest = _newest(mailrig, "carol", received, daemon)
         for _ in range(60):
             answer = reply_to(carol, newest, signature)
-            _smtp(mailrig, carol, answer)
-            if _handled(db, answer, daemon).status == "silenced":
+            mailrig.submit(carol, answer)
+            if handled(db, answer, daemon).status == "silenced":
                 break
             received += 1
             newest = _newest(mailrig, "carol", received, daemon)
