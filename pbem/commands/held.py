@@ -84,6 +84,7 @@ def hold(ctx: Context, lines: list[Line], games: Sequence[Game] = ()) -> list[Li
 #: commands whose words after the game are free text: quoted by their name alone
 _FREE_TEXT = ("say", "name")
 _LINK = re.compile(r"://|^www\.|\.[a-z]{2,}(?:[/:?#]|$)", re.I)
+_ADDRESS = re.compile(r"^[^@\s/:]+@[^@\s/:]+\.[a-z]{2,}$", re.I)  # an opponent's address: named to be recognised
 
 
 def quote(line: Line) -> str:
@@ -94,7 +95,7 @@ def quote(line: Line) -> str:
     command = line.command or base.find("move")
     head = f"#{line.game} " if line.game is not None else ""
     words = line.words[:1] if command.name in _FREE_TEXT else line.words[:6]
-    shown = [w if "@" in w or not _LINK.search(w) else "…" for w in words]
+    shown = [w if _ADDRESS.match(w) or not _LINK.search(w) else "…" for w in words]
     shown = [w if len(w) <= 40 else w[:39] + "…" for w in shown]
     more = len(line.words) > len(words)
     return (head + " ".join(shown) + (" …" if more else ""))[:100]

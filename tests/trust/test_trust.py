@@ -10,6 +10,7 @@ from sqlmodel import Session, select
 
 from pbem import quarantine
 from pbem.cli import main
+from pbem.commands import held, reader
 from pbem.daemon import Daemon
 from pbem.models import Bounce, Game, InboundMessage, Move, Outbox, Quarantine
 from tests.service.mailer import GAME, compose, parse, reply_to, text
@@ -251,3 +252,21 @@ class _Source:
 class _Loop:
     def call_soon_threadsafe(self, fn) -> None:  # noqa: ANN001
         fn()
+
+
+@pytest.mark.parametrize(
+    ("line", "quoted"),
+    [
+        ("challenge ataxx bob@example.org colour=x", "challenge ataxx bob@example.org colour=x"),
+        ("say 1 your prize: http://evil.example/win", "say …"),
+        ("name Visit evil.com today", "name …"),
+        ("challenge ataxx http://evil@example.org/x", "challenge ataxx …"),
+        ("challenge ataxx www.evil.example", "challenge ataxx …"),
+        ("#2 resign", "#2 resign"),
+        ("timezone Europe/Rome a b c d e f", "timezone Europe/Rome a b c d …"),
+        ("vacation " + "9" * 60, "vacation " + "9" * 39 + "…"),
+    ],
+)
+def test_a_held_notice_quotes_a_line_only_as_far_as_needed_to_recognise_it(line: str, quoted: str) -> None:
+    """The notice goes to the address in From, whoever wrote: never a forger's text or link."""
+    assert held.quote(reader.classify(line)) == quoted
