@@ -174,10 +174,15 @@ def queue(
 
 def _shown(letters: Sequence[Letter], game: Game | None) -> dict | None:
     """What a mail showed beyond its own game's board (`trust.shows`): the other games whose
-    views its sections carry, at their versions now, and the held mails its notices list."""
+    views its sections carry, at their versions now, the held mails its notices list and the
+    challenges it shows."""
     games: dict[int, int] = {}
     held: list[int] = []
+    challenges: list[int] = []
     for letter in letters:
+        challenge = letter.data.get("challenge")
+        if isinstance(challenge, dict) and challenge.get("id") is not None:
+            challenges.append(challenge["id"])
         listed = letter.data.get("games")
         views = [letter.data.get("game"), *(listed if isinstance(listed, list) else ())]
         for view in views:
@@ -189,7 +194,7 @@ def _shown(letters: Sequence[Letter], game: Game | None) -> dict | None:
             held.append(letter.data["held"])
     if game is not None and game.id is not None and games.get(game.id) == game.version:
         del games[game.id]  # the token itself says it
-    return trust.shows(games, held)
+    return trust.shows(games, held, challenges)
 
 
 def headings(letters: Sequence[Letter]) -> tuple[list[dict[str, Any] | None], list[int]]:

@@ -97,6 +97,7 @@ class Evidence:
     shown: dict[int, int] = field(default_factory=dict)  # game id -> newest version its token's mails showed
     held: list[int] = field(default_factory=list)  # the held mails its token's notices listed
     answers_held: int | None = None  # the held mail whose notice it answers (In-Reply-To), if one
+    challenges: list[int] = field(default_factory=list)  # the challenges its token's mails showed
     copies: int = 0  # mails from the sender that already did what this one asks (`tokens.fingerprint`)
 
     @property
@@ -264,6 +265,9 @@ def _showed(found: Evidence, shown: dict, answered: bool) -> None:
     for key, version in (shown.get("games") or {}).items():
         gid = int(key)
         found.shown[gid] = max(int(version), found.shown.get(gid, -1))
+    for challenge_id in shown.get("challenges") or ():
+        if challenge_id not in found.challenges:
+            found.challenges.append(challenge_id)
     for held_id in shown.get("held") or ():
         if held_id not in found.held:
             found.held.append(held_id)
@@ -271,16 +275,40 @@ def _showed(found: Evidence, shown: dict, answered: bool) -> None:
             found.answers_held = held_id
 
 
-def shows(letters_games: dict[int, int], held: list[int]) -> dict | None:
-    """What an outbox row keeps of what its mail showed (read back by `_showed`)."""
-    if not letters_games and not held:
+def shows(letters_games: dict[int, int], held: list[int], challenges: list[int] = ()) -> dict | None:
+    """What an outbox row keeps of what its mail showed (read back by `_showed`, and by
+    `challenge_shown` for the challenge that `accept` alone answers)."""
+    if not letters_games and not held and not challenges:
         return None
     shown: dict = {}
     if letters_games:
         shown["games"] = {str(g): v for g, v in sorted(letters_games.items())}
     if held:
         shown["held"] = sorted(held)
+    if challenges:
+        shown["challenges"] = sorted(set(challenges))
     return shown
+
+
+def challenge_shown(session: Session, player: Player, envelope: Envelope, evidence: Evidence) -> int | None:
+    """The challenge of our mail that `envelope` answers (`accept` alone in a reply to it): the
+    one that mail showed, as its outbox row keeps it; found by the proving token, else by the
+    mail's threading (the mail it answers first), and only among our mails to this player.
+    Never read from words, which are the reader's language."""
+    if len(evidence.challenges) == 1:
+        return evidence.challenges[0]
+    envelope_ids = [*([envelope.in_reply_to] if envelope.in_reply_to else []), *reversed(envelope.references[-20:])]
+    if not envelope_ids:
+        return None
+    rows = dict(session.exec(
+        select(Outbox.message_id, Outbox.shown)
+        .where(Outbox.message_id.in_(envelope_ids), Outbox.player_id == player.id)
+    ).all())
+    for message_id in envelope_ids:
+        found = (rows.get(message_id) or {}).get("challenges") or []
+        if len(found) == 1:
+            return found[0]
+    return None
 
 
 def answered(session: Session, envelope: Envelope) -> tuple[str, str | None] | None:

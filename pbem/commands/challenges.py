@@ -3,13 +3,8 @@
 from __future__ import annotations
 
 import difflib
-import email
-import email.policy
 import random
-import re
 import shlex
-
-from sqlmodel import select
 
 import engine
 from engine.phrases import Phrase, nphrase, phrase
@@ -21,7 +16,7 @@ from pbem.commands.time import time_control
 from pbem.commands.words import game as game_name
 from pbem.errors import CommandError
 from pbem.i18n import N_
-from pbem.models import Challenge, Outbox, Player
+from pbem.models import Challenge, Player
 from pbem.present import challenge_view, title
 from pbem.wallclock import now
 
@@ -285,37 +280,9 @@ def _challenger_first(cls: type[engine.Rules], wish: str) -> bool:
     return wish == "first" or wish == cls.sides[0]
 
 
-#: our mails that bring or confirm a challenge; their subjects say "challenge #N"
-_CHALLENGE_MAILS = ("challenge_received", "challenged")
-_CHALLENGE_TAG = re.compile(r"\bchallenge #(\d+)", re.IGNORECASE)
-
-
-def _thread_challenge(ctx: Context) -> int | None:
-    """The challenge of our mail that this one answers (`accept` alone in a reply to the mail
-    that brought the challenge): read from the subject of that mail as we sent it, never from
-    what the sender wrote, and only from a mail we sent to this player."""
-    envelope = ctx.envelope
-    ids = [*([envelope.in_reply_to] if envelope.in_reply_to else []), *reversed(envelope.references[-20:])]
-    if not ids:
-        return None
-    rows = ctx.session.exec(
-        select(Outbox.message_id, Outbox.message)
-        .where(Outbox.message_id.in_(ids))
-        .where(Outbox.recipient == ctx.player.address)
-        .where(Outbox.template.in_(_CHALLENGE_MAILS))
-    ).all()
-    mails = dict(rows)
-    for message_id in ids:  # the mail it answers first, then the thread from the newest
-        if message_id in mails:
-            subject = email.message_from_bytes(mails[message_id], policy=email.policy.default)["Subject"] or ""
-            if m := _CHALLENGE_TAG.search(str(subject)):
-                return int(m.group(1))
-    return None
-
-
 def _challenge(ctx: Context, args: list[str], syntax: str) -> Challenge:
-    if not args and (thread := _thread_challenge(ctx)) is not None:
-        args = [str(thread)]
+    if not args and (shown := trust.challenge_shown(ctx.session, ctx.player, ctx.envelope, ctx.evidence)) is not None:
+        args = [str(shown)]
     number = require_id(args, syntax)
     challenge = ctx.session.get(Challenge, number)
     if challenge is None:

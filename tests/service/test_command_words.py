@@ -14,8 +14,8 @@ from pbem.commands import base, reader, words
 from pbem.commands.language import language_code
 from pbem.i18n import LANGUAGES, speaker
 from pbem.mail import language as detection
-from pbem.models import Player
-from tests.service.mailer import compose, reply_to, text
+from pbem.models import Challenge, Game, Outbox, Player
+from tests.service.mailer import compose, parse, reply_to, text
 from tests.service.players import ALICE, BOB, flat, start_game
 
 ALL_WORDS = [(command, code, word) for command, languages in words.WORDS.items()
@@ -221,3 +221,22 @@ def test_each_player_reads_their_own_language(server, monkeypatch) -> None:
     seen.clear()
     server.say(ALICE, "f2")  # ataxx: Alice moves first
     assert {lang for _, lang in seen} == {"en", "uk"}, (seen, flat(server.last(ALICE)))
+
+
+@pytest.mark.parametrize("code", ["en", "it", "ru", "uk", "ko", "zh"])
+def test_accept_alone_in_any_language_answers_the_challenge_its_mail_showed(server, code: str) -> None:
+    """`Принимаю` alone, in reply to the challenge's mail: the challenge is read from what that
+    mail showed (kept with it), never from its subject's words, which are the reader's language."""
+    accept = "accept" if code == "en" else words.WORDS["accept"][code][0]
+    server.say(BOB, "help")  # Bob writes first, and reads our mails in his language
+    server.say(BOB, f"language {code}")
+    server.say(ALICE, f"challenge ataxx {BOB}")
+    server.confirm(ALICE)
+    server.say(ALICE, f"challenge capturego {BOB}")  # a second one waits too: the mail says which
+    with Session(server.engine) as session:
+        first = session.exec(select(Outbox.message).where(Outbox.recipient == BOB, Outbox.template == "challenge_received")
+                             .order_by(Outbox.id)).first()
+    server.send(reply_to(BOB, parse(first), accept.capitalize()))
+    with Session(server.engine) as session:
+        assert session.get(Challenge, 1).status == "accepted" and session.get(Challenge, 2).status == "open"
+        assert [g.kind for g in session.exec(select(Game))] == ["ataxx"]
