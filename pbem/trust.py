@@ -135,7 +135,7 @@ def evidence(
 
 
 def _contact(settings: Settings, envelope: Envelope, player: Player) -> bool:
-    """Whether the mail was sent to the player's own personal address (`pbem.contact`)."""
+    """Whether the mail was sent to the player's own personal address (`personal_address`)."""
     if not player.contact:
         return False
     for address in envelope.recipients:

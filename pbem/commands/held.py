@@ -124,7 +124,10 @@ def _chosen(ctx: Context) -> list[int]:
 
 def confirms(ctx: Context, lines: list[Line]) -> bool:
     """Whether a proven mail confirms held commands: it answers our notice of them (any reply:
-    `confirm`, `ok`, or nothing at all), or says `confirm` with that notice's token."""
+    `confirm`, `ok`, or nothing at all), or says `confirm` with that notice's token; never
+    when it says `stop`, which drops what was held instead."""
+    if any(line.command is not None and line.command.name == "stop" for line in lines):
+        return False
     return bool(_waiting(ctx, _chosen(ctx)))
 
 

@@ -61,7 +61,7 @@ def run(ctx: Context, reading: Reading) -> list[str]:
     elif ctx.evidence.mac is not None and own and ctx.evidence.copies:
         _refused(ctx, next(line for line in lines if held.acts(line)), COPY)  # a copy of a mail already done
         return ignored
-    elif held.confirms(ctx, lines) and not any(line.command is not None and line.command.name == "stop" for line in lines):  # `stop` confirms nothing
+    elif held.confirms(ctx, lines):
         lines = [*held.release(ctx), *(line for line in lines if line.command is not held.CONFIRM)]
     for line in lines:
         if line.command is not None and line.command.max_args is not None and len(line.words) - 1 > line.command.max_args:
