@@ -3,7 +3,7 @@
 `pbem.post` writes a mail as a row (its final bytes and Message-ID) in the transaction
 of whatever caused it, so a crash never loses a reply and a retry repeats the same
 Message-ID. This module only delivers: it claims due rows, sends one recipient each over
-SMTP sessions it keeps from round to round, records the outcomes a batch per transaction,
+SMTP sessions it keeps from round to round (a recipient's mails in order, on one session), records the outcomes a batch per transaction,
 and reschedules temporary failures with exponential backoff.
 """
 
@@ -96,8 +96,15 @@ class Sender:
         server never makes a second daemon send them again while this one is alive."""
         engine, settings = self.engine, self.settings
         self.more = False
-        rows = deque(await asyncio.to_thread(claim, engine, limit, settings.outbox_lease))
-        held = {row_id for row_id, _, _ in rows}  # claimed and not yet recorded
+        claimed = await asyncio.to_thread(claim, engine, limit, settings.outbox_lease)
+        held = {row_id for row_id, _, _ in claimed}  # claimed and not yet recorded
+        # each recipient's mails in the order they were written, one after the other on one
+        # session: two boards of a game never overtake each other (a reply to the one that came
+        # last must answer the newest board)
+        queues: dict[str, deque[tuple[int, str, bytes]]] = {}
+        for row in claimed:
+            queues.setdefault(row[1], deque()).append(row)
+        rows = deque(queues.values())
         outcomes: list[tuple[int, str, smtp.DeliveryError | None]] = []
         sent = 0
         halted = False
@@ -114,19 +121,23 @@ class Sender:
             connection = await self._take()
             try:
                 while rows and not halted:
-                    row_id, recipient, data = rows.popleft()
-                    error: smtp.DeliveryError | None = None
-                    try:
-                        await connection.send(settings.address, recipient, data)
-                        faults.crash_point("after-smtp")
-                    except smtp.DeliveryError as exc:
-                        error = exc
-                    outcomes.append((row_id, recipient, error))
-                    if error is None:
-                        sent += 1
-                    elif not isinstance(error, smtp.PermanentFailure):
-                        halted = True  # the server is down or refuses us: stop this round
-                    await record(everything=False)
+                    mine = rows.popleft()
+                    while mine and not halted:
+                        row_id, recipient, data = mine.popleft()
+                        error: smtp.DeliveryError | None = None
+                        try:
+                            await connection.send(settings.address, recipient, data)
+                            faults.crash_point("after-smtp")
+                        except smtp.DeliveryError as exc:
+                            error = exc
+                        outcomes.append((row_id, recipient, error))
+                        if error is None:
+                            sent += 1
+                        elif not isinstance(error, smtp.PermanentFailure):
+                            halted = True  # the server is down or refuses us: stop this round
+                        await record(everything=False)
+                    if mine:
+                        rows.append(mine)  # not tried: given back below
             finally:
                 self._give_back(connection)
 
@@ -137,13 +148,13 @@ class Sender:
                     await asyncio.to_thread(_extend, engine, sorted(held), settings.outbox_lease)
 
         renewing = asyncio.create_task(renew())
-        full = len(rows) >= limit
+        full = len(claimed) >= limit
         try:
             await asyncio.gather(*(worker() for _ in range(min(settings.smtp_connections, len(rows)))))
             await record(everything=True)
         finally:
             renewing.cancel()
-        await asyncio.to_thread(_release, engine, [row_id for row_id, _, _ in rows])
+        await asyncio.to_thread(_release, engine, [row_id for mine in rows for row_id, _, _ in mine])
         self.more = full and not halted
         return sent
 

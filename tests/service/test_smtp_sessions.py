@@ -13,6 +13,7 @@ from sqlmodel import Session, select
 from pbem import outbox
 from pbem.mail import smtp
 from pbem.models import Outbox
+from pbem.wallclock import now
 from tests.service.mailer import compose
 
 
@@ -121,3 +122,55 @@ def test_a_full_round_says_more_may_be_due_so_the_next_starts_at_once(server) ->
         assert asyncio.run(run()) == [(2, True), (1, False)]
     finally:
         rig.stop()
+
+
+class _Ordered(_Counting):
+    """A handler that notes each mail's recipient and subject as they arrive; alice's older
+    mails go through more slowly, so a session that could overtake another does."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.arrived: list[tuple[str, str]] = []
+
+    async def handle_DATA(self, server, session, envelope):  # noqa: ANN001, ANN201, N802
+        subject = next(line.split(b":", 1)[1].strip().decode() for line in envelope.content.splitlines()
+                       if line.lower().startswith(b"subject:"))
+        if envelope.rcpt_tos == ["alice@example.org"]:  # the older the mail, the slower it goes through
+            await asyncio.sleep(0.005 * (12 - int(subject.split()[-1])))
+        self.arrived.append((envelope.rcpt_tos[0], subject))
+        return "250 OK"
+
+
+def test_a_recipients_mails_arrive_in_the_order_they_were_written(server) -> None:
+    """Several sessions side by side, but one recipient's mails on one of them, in order: a
+    newer board never arrives before an older one (a reply to the newest must be to the newest)."""
+    handler, port = _Ordered(), _free_port()
+    rig = Controller(handler, hostname="127.0.0.1", port=port)
+    rig.start()
+    settings = replace(server.service.settings, smtp=smtp.SmtpSettings(host="127.0.0.1", port=port, security="none"),
+                       smtp_connections=4)
+    written = []
+    with Session(server.engine) as session:
+        for n in range(12):
+            recipient = "alice@example.org" if n % 2 == 0 else f"p{n}@example.org"
+            written.append((recipient, f"mail {n:02d}"))
+            session.add(Outbox(message_id=f"<pbem.{n:024x}@games.test>", recipient=recipient, template="moved",
+                               message=compose("game@games.test", "a board", subject=f"mail {n:02d}"),
+                               next_attempt_at=now(), created_at=now()))
+        session.commit()
+
+    async def run() -> int:
+        sender = outbox.Sender(server.engine, settings)
+        try:
+            return await sender.deliver_due()
+        finally:
+            await sender.close()
+
+    try:
+        assert asyncio.run(run()) == 12
+    finally:
+        rig.stop()
+    alices = [subject for to, subject in handler.arrived if to == "alice@example.org"]
+    assert alices == [subject for to, subject in written if to == "alice@example.org"]
+    assert sorted(handler.arrived) == sorted(written)
+    assert handler.ehlo > 1  # the others went side by side
