@@ -46,7 +46,7 @@ _NODES = {
 CPU_SECONDS = 1.5
 
 
-def budget_for(rules: Rules, level: int, deadline: Callable[[], bool] | None = None) -> Budget:
+def budget_for(rules: Rules[Any, Any], level: int, deadline: Callable[[], bool] | None = None) -> Budget:
     """The default node budget of `level` in the game of `rules`, cut short by `deadline` if given."""
     _check(level)
     return Budget(_NODES[rules.family][level], deadline)
@@ -64,7 +64,7 @@ def _check(level: int) -> None:
         raise ValueError(f"a bot level is one of {LEVELS}, not {level!r}")
 
 
-def choose(rules: Rules, pos: Any, level: int, seed: int, budget: Budget | None = None) -> tuple[Any, Stats]:
+def choose(rules: Rules[Any, Any], pos: Any, level: int, seed: int, budget: Budget | None = None) -> tuple[Any, Stats]:
     """The bot's move in `pos` and what its search did; raises ValueError if the game is over."""
     _check(level)
     if rules.outcome(pos).over:

@@ -9,7 +9,8 @@ alpha-beta cuts early. Only the chosen move is turned back into the engine's `Mo
 from __future__ import annotations
 
 import random
-from collections.abc import Hashable, Iterator
+from collections.abc import Hashable, Iterator, Sequence
+from typing import Any
 
 from bots.search import Budget, Stats, search
 from engine.ataxx import PASS, Ataxx, Move, Position
@@ -145,7 +146,7 @@ def choose(rules: Ataxx, pos: Position, level: int, seed: int, budget: Budget) -
         pool = [m for g, m in gains if g >= best - 1 and (not m[0] or g >= 1)] or [m for g, m in gains if g == best]
         return _to_move(rng.choice(pool)), Stats(len(gains), 1, best)
 
-    def shuffle(moves: list) -> list:
+    def shuffle(moves: Sequence[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
         # keep the guessed order (clones first, by what they take), shuffled among equals
         keyed = [(rng.random(), m) for m in moves]
         keyed.sort(key=lambda pair: (-(pair[1][1][1].bit_count() - pair[1][1][0].bit_count()), pair[0]))

@@ -10,8 +10,9 @@ one liberty and that captured nothing). The evaluation weighs captures, chains i
 from __future__ import annotations
 
 import random
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from functools import cache
+from typing import Any
 
 from bots.ladders import caught
 from bots.search import Budget, Stats, search
@@ -189,10 +190,10 @@ def choose(rules: CaptureGo, pos: GoPosition, level: int, seed: int, budget: Bud
             pool = saving or [p for p, _c in children if p != _PASS] or [_PASS]
         return _to_move(game, rng.choice(pool)), Stats(len(children), 1, 0)
 
-    def shuffle(moves: list) -> list:
+    def shuffle(moves: Sequence[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
         # keep the ordering, but let the seed decide among the quiet moves of equal guess
-        head = moves[:4]
-        tail = moves[4:]
+        head = list(moves[:4])
+        tail = list(moves[4:])
         rng.shuffle(tail)
         return head + tail
 
@@ -211,7 +212,7 @@ def _in_atari(game: GoGame, pos: GoPosition, side: int) -> int:
     board, labels, neighbours = pos._board, pos._labels, game.geo.neighbours
     colour = side + 1
     return sum(
-        len(pos._members[p])  # type: ignore[arg-type]
+        len(pos._members[p])  # type: ignore[arg-type, misc]
         for p in game.geo.points
         if board[p] == colour and labels[p] == p and liberties(pos, p, neighbours) == 1
     )

@@ -36,7 +36,7 @@ def accepts_takeback(level: int) -> bool:
     return level in TAKEBACK_LEVELS
 
 
-def accepts_draw(rules: Rules, pos: Any, side: int, level: int) -> bool:
+def accepts_draw(rules: Rules[Any, Any], pos: Any, side: int, level: int) -> bool:
     """Whether the bot playing `side` accepts a draw in `pos`: when it is not ahead (level 1:
     when it is not clearly winning)."""
     value = score(rules, pos, side)
@@ -45,7 +45,7 @@ def accepts_draw(rules: Rules, pos: Any, side: int, level: int) -> bool:
     return value <= 0
 
 
-def score(rules: Rules, pos: Any, side: int) -> int:
+def score(rules: Rules[Any, Any], pos: Any, side: int) -> int:
     """How far `side` is ahead in `pos` (> 0 ahead, < 0 behind), by the bots' own evaluation
     and a small search; a decided game scores beyond any evaluation."""
     outcome = rules.outcome(pos)

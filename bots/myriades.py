@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Any
 
 from bots.search import Budget, Stats
 from engine.myriades import Move, Myriades, Position
@@ -172,7 +173,8 @@ def _full(cells: Sequence[Cell]) -> bool:
 def _beginner(rules: Myriades, pos: Position, rng: random.Random) -> Move:
     """One of the few lowest free values on a random square, and now and then a triggering step."""
     size, side = pos.size, pos.turn
-    step, chosen, cells = None, [], list(pos.cells)
+    chosen: list[Any] = []
+    step, cells = None, list(pos.cells)
     found = steps(pos.cells, size, side)
     if found and rng.random() < 0.5:
         _gain, origin, target, chosen = rng.choice(found)

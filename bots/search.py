@@ -133,7 +133,7 @@ class Searcher:
                 alpha = max(alpha, value)
         return best_index, best
 
-    def run(self, state: Any, order: Callable[[Sequence[tuple[Any, Any]]], list] | None = None) -> tuple[Any, Stats]:
+    def run(self, state: Any, order: Callable[[Sequence[tuple[Any, Any]]], list[tuple[Any, Any]]] | None = None) -> tuple[Any, Stats]:
         """The best move from `state` (None if the game is over) and what the search did.
 
         `order` may rearrange the root's children first (the seed's shuffle of equal moves).
@@ -167,6 +167,6 @@ class Searcher:
 
 
 def search(game: Game, state: Any, budget: Budget,
-           order: Callable[[Sequence[tuple[Any, Any]]], list] | None = None) -> tuple[Any, Stats]:
+           order: Callable[[Sequence[tuple[Any, Any]]], list[tuple[Any, Any]]] | None = None) -> tuple[Any, Stats]:
     """Search `state` within `budget`; see `Searcher.run`."""
     return Searcher(game, budget).run(state, order)

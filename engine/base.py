@@ -225,7 +225,8 @@ class Rules(ABC, Generic[P, M]):
         moves = self.legal_moves(pos)
         if not moves:
             raise IllegalMove(phrase("There is no legal move in this position."), code="move.none_legal")
-        return pick(moves)
+        move: M = pick(moves)
+        return move
 
     @abstractmethod
     def examples(self, pos: P) -> list[str]:

@@ -334,8 +334,7 @@ class CaptureGo(Rules[GoPosition, Move]):
         scores = (black, white)
         for side, count in enumerate(scores):
             if count >= self.target:
-                details = {"side": side, "captures": count}
-                return Outcome(True, side, Termination.TARGET_CAPTURES, scores, details=details)
+                return Outcome(True, side, Termination.TARGET_CAPTURES, scores, details={"side": side, "captures": count})
         if pos.passes >= 2:
             winner = None if black == white else 0 if black > white else 1
             details: dict[str, Any] = {"captures": [black, white]}

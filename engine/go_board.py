@@ -157,7 +157,7 @@ class GoPosition:
         where = self._trail.index.get(board_hash)
         return where is not None and where < self._depth
 
-    def _key(self) -> tuple:
+    def _key(self) -> tuple[Any, ...]:
         return (self.size, self._board, self.turn, self.ply, self.captures, self.passes, self.last, self._depth)
 
     def __eq__(self, other: object) -> bool:

@@ -10,7 +10,7 @@ from engine.base import Rules
 from engine.errors import BadOption, EngineError
 from engine.phrases import phrase
 
-_GAMES: dict[str, type[Rules]] = {}
+_GAMES: dict[str, type[Rules[Any, Any]]] = {}
 _NAMES: dict[str, str] = {}
 
 
@@ -18,7 +18,7 @@ def _key(name: str) -> str:
     return re.sub(r"[\s_\-]+", "", name.strip().lower())
 
 
-def register(cls: type[Rules]) -> type[Rules]:
+def register(cls: type[Rules[Any, Any]]) -> type[Rules[Any, Any]]:
     """Add a game under its name and aliases; usable as a class decorator."""
     for spelling in (cls.name, *cls.aliases):
         key = _key(spelling)
@@ -38,7 +38,7 @@ def names() -> list[str]:
     return list(_GAMES)
 
 
-def lookup(name: str) -> type[Rules]:
+def lookup(name: str) -> type[Rules[Any, Any]]:
     """The game class for a name or alias (case, spaces, '-' and '_' ignored)."""
     key = _key(name)
     if key not in _NAMES:
@@ -50,6 +50,6 @@ def lookup(name: str) -> type[Rules]:
     return _GAMES[_NAMES[key]]
 
 
-def create(name: str, options: Mapping[str, Any] | None = None) -> Rules:
+def create(name: str, options: Mapping[str, Any] | None = None) -> Rules[Any, Any]:
     """A game bound to validated options: `create("capturego", {"size": 13})`."""
     return lookup(name)(options)
