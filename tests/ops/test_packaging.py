@@ -33,6 +33,18 @@ def test_every_code_folder_is_a_listed_package() -> None:
     assert {PACKAGE, f"{PACKAGE}.rules"} <= _listed_packages()
 
 
+def test_the_container_copies_every_folder_the_wheel_is_built_from() -> None:
+    """deploy/Containerfile builds the wheel from copied folders: one left out fails the build
+    ("package directory 'bots' does not exist"), and nothing else would build it."""
+    containerfile = (ROOT / "deploy" / "Containerfile").read_text(encoding="utf-8")
+    copied = {line.split()[1] for line in containerfile.splitlines() if line.startswith("COPY ") and "--from" not in line}
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    folders = {name.split(".")[0] for name in data["tool"]["setuptools"]["packages"]}
+    folders = {data["tool"]["setuptools"]["package-dir"].get(name, name) for name in folders}
+    assert folders <= copied, sorted(folders - copied)
+    assert "constraints.txt" in containerfile  # the image installs the locked versions too
+
+
 def test_from_a_checkout_the_checkouts_templates_are_used() -> None:
     assert packaged() == TEMPLATES == ROOT / "templates"
     assert "help.txt" in Templates().names() and "rules/capturego.txt" in Templates().names()
