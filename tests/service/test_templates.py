@@ -147,6 +147,8 @@ NOT_BY_MAIL |= {"tournament_game.txt", "tournament_final.txt", "tournament_joine
 NOT_BY_MAIL |= {"tournament_withdrawn.txt", "tournament_forfeit.txt"}
 # A ladder's start and its results: tests/service/test_ladders.py sends and checks these.
 NOT_BY_MAIL |= {"ladder_started.txt", "ladder_result.txt"}
+# Sent when an address keeps bouncing and when its player writes again: tests/trust/test_bounces.py.
+NOT_BY_MAIL |= {"opponent_unreachable.txt", "opponent_reachable.txt"}
 
 
 def numbered(server, line: str) -> str:

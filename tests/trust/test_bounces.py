@@ -9,6 +9,7 @@ from click.testing import CliRunner
 from sqlmodel import Session, select
 
 from pbem.cli import main
+from pbem.commands import reader
 from pbem.mail.inbound import parse_message
 from pbem.models import Bounce, Game, Player, Vacation
 from pbem.wallclock import now
@@ -28,6 +29,11 @@ def _start(server) -> None:
 def _bob(server) -> Player:
     with Session(server.engine) as session:
         return session.exec(select(Player).where(Player.address == BOB)).one()
+
+
+def _reads_safely(mail) -> None:
+    for line in text(mail).splitlines()[1:]:
+        assert len(line) <= 72 and reader.classify(line.strip()) is None, line
 
 
 def test_the_report_is_read_once_hard_or_soft() -> None:
@@ -55,6 +61,7 @@ def test_hard_bounces_suppress_the_address_until_it_writes_again(server, tmp_pat
     told = server.mails(ALICE)[alice_before:]
     assert len(told) == 1 and "cannot be reached" in told[0]["Subject"]
     assert "Their clock in game #1 is paused" in text(told[0])
+    _reads_safely(told[0])
     with Session(server.engine) as session:
         (pause,) = session.exec(select(Vacation).where(Vacation.player_id == bob.id)).all()
         assert pause.bounced and pause.ends_at > now() + timedelta(days=365)
@@ -80,6 +87,7 @@ def test_hard_bounces_suppress_the_address_until_it_writes_again(server, tmp_pat
     assert len(server.mails(BOB)) == bob_before + 1  # his answer
     told = server.mails(ALICE)[alice_before:]
     assert len(told) == 1 and "can be reached again" in told[0]["Subject"]
+    _reads_safely(told[0])
     with Session(server.engine) as session:
         (pause,) = session.exec(select(Vacation).where(Vacation.player_id == bob.id)).all()
         assert pause.ends_at <= now()
