@@ -67,22 +67,25 @@ def quarantine_show(ctx: click.Context, row_id: int) -> None:
 @click.argument("row_id", type=int)
 @click.pass_context
 def quarantine_retry(ctx: click.Context, row_id: int) -> None:
-    """Process a quarantined message again (e.g. after a fix); the daemon sends the replies."""
+    """Process a quarantined message again (e.g. after a fix); the daemon sends the replies.
+
+    A retry that fails again leaves the message quarantined, with the new error."""
     from pbem.service import Service
 
     engine = database(ctx)
     try:
-        raw = Q.release(engine, row_id)
+        raw, tries = Q.reopen(engine, row_id)
     except LookupError as exc:
         raise fail(str(exc)) from None
     service = Service(settings(ctx), engine)
+    envelope = service.parse(raw)
     try:
-        result = service.handle(raw)
+        result = service.handle(raw, envelope, Q.Gate(max_tries=tries + 1))
     except Exception as exc:
-        Q.admit(engine, raw, max_tries=0)  # back into quarantine, with the new error
-        Q.failed(engine, raw, f"{type(exc).__name__}: {exc}", max_tries=0)
-        service.set_aside(raw, "quarantined")
+        Q.failed(engine, envelope, raw, f"{type(exc).__name__}: {exc}", max_tries=1)  # quarantined again
+        service.set_aside(raw, "quarantined", envelope)
         raise fail(f"message #{row_id} failed again: {exc}") from None
+    Q.forget(engine, envelope.message_id)  # gone already unless it was handled before (a duplicate)
     echo(f"message {result.message_id}: {result.status}")
 
 
