@@ -152,6 +152,8 @@ def queue(
         date=at,
         language=language,
         unsubscribe=trust.stop_address(settings, player) if player.proven_at is None else None,
+        answers=letters[0].reply,  # an answer to their mail; a notice, a reminder, a digest is not one
+        feedback_id=outbound.feedback_id(letters[0].template.removesuffix(".txt"), settings.domain),
     )
     row = Outbox(
         message_id=message_id,
