@@ -102,3 +102,13 @@ def test_a_bounce_that_quotes_no_mail_of_ours_counts_nothing(server) -> None:
     assert bob.hard_bounces == 0 and bob.bounced_at is None
     with Session(server.engine) as session:
         assert {b.player_id for b in session.exec(select(Bounce))} == {bob.id}  # recorded all the same
+
+
+def test_the_setting_is_shown_by_config_check(tmp_path) -> None:
+    config = tmp_path / "pbem.toml"
+    config.write_text(f'[server]\nhome = "{tmp_path.as_posix()}"\nmax_hard_bounces = 5\n', encoding="utf-8")
+    out = CliRunner().invoke(main, ["config", "check", "-c", str(config)]).output
+    assert "max_hard_bounces = 5" in out
+    assert "max_hard_bounces = 3" in CliRunner().invoke(main, ["config", "check"]).output  # the default
+    config.write_text(f'[server]\nhome = "{tmp_path.as_posix()}"\nmax_hard_bounces = 0\n', encoding="utf-8")
+    assert "a whole number from 1 to 100" in CliRunner().invoke(main, ["config", "check", "-c", str(config)]).output
