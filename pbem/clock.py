@@ -477,6 +477,8 @@ def view(session: Session, game: Game, viewer: Player | None) -> dict[str, Any] 
         "days": game.days,
         "weekends_off": game.weekends_off,
         "away_until": local(away.ends_at, tz) if away is not None else None,
+        # their address bounces (pbem.bounces): the clock waits for their next mail, not for a date
+        "unreachable": any(v.bounced and v.starts_at <= at < v.ends_at for v in holidays),
     }
 
 

@@ -62,6 +62,8 @@ def test_hard_bounces_suppress_the_address_until_it_writes_again(server, tmp_pat
     assert len(told) == 1 and "cannot be reached" in told[0]["Subject"]
     assert "Their clock in game #1 is paused" in text(told[0])
     _reads_safely(told[0])
+    assert "Deadline for" not in text(told[0])  # no date ten years ahead: it waits for Bob's mail
+    assert "their clock waits until they write to us again" in " ".join(text(told[0]).split())
     with Session(server.engine) as session:
         (pause,) = session.exec(select(Vacation).where(Vacation.player_id == bob.id)).all()
         assert pause.bounced and pause.ends_at > now() + timedelta(days=365)
@@ -72,6 +74,9 @@ def test_hard_bounces_suppress_the_address_until_it_writes_again(server, tmp_pat
     # nothing more goes to Bob: not Alice's `say`, not the admin's resend
     bob_before = len(server.mails(BOB))
     server.answer(ALICE, 1, "say are you there?")
+    assert len(server.mails(BOB)) == bob_before
+    server.say(ALICE, f"challenge ataxx {BOB}")  # nor an invitation: Alice is told why
+    assert "keep coming back undelivered, so I send them no challenge" in " ".join(text(server.last(ALICE)).split())
     assert len(server.mails(BOB)) == bob_before
 
     config = tmp_path / "pbem.toml"
@@ -88,6 +93,7 @@ def test_hard_bounces_suppress_the_address_until_it_writes_again(server, tmp_pat
     told = server.mails(ALICE)[alice_before:]
     assert len(told) == 1 and "can be reached again" in told[0]["Subject"]
     _reads_safely(told[0])
+    assert "Deadline for" in text(told[0]) and "come back undelivered" not in text(told[0])
     with Session(server.engine) as session:
         (pause,) = session.exec(select(Vacation).where(Vacation.player_id == bob.id)).all()
         assert pause.ends_at <= now()
