@@ -59,9 +59,10 @@ def record(
         hard=report.hard,
     )
     session.add(bounce)
-    if counts:
-        player.hard_bounces += 1
+    if counts:  # counted in SQL: two daemons reading two bounces of one player lose no count
+        player.hard_bounces = Player.hard_bounces + 1
         session.add(player)
+        session.flush()
         log.info("hard bounce %d of %s: %s", player.hard_bounces, player.address, bounce.reason)
         if player.hard_bounces >= settings.max_hard_bounces and player.bounced_at is None:
             suppress(session, settings, templates, player, at)
