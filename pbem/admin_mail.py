@@ -179,9 +179,9 @@ def bounces(ctx: click.Context, address: str | None, as_json: bool, page: Page) 
     if as_json:
         echo_json(rows)
         return
-    for s in suppressed:
-        click.echo(f"suppressed {_cell(s['address'], 30)} since {s['since']} after {s['hard']} hard bounces:"
-                   f" {visible(s['reason'][:70])}".rstrip())
+    for gone in suppressed:
+        click.echo(f"suppressed {_cell(gone['address'], 30)} since {gone['since']} after {gone['hard']} hard"
+                   f" bounces: {visible(gone['reason'][:70])}".rstrip())
     for r in rows:
         kind = "hard" if r["hard"] else "soft"
         click.echo(f"{r['at']} {_cell(r['address'], 30)} {kind} {visible(r['reason'][:70])}".rstrip())
