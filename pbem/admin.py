@@ -175,6 +175,13 @@ def visible(text: str, keep: str = "") -> str:
     return "".join(out)
 
 
+def plural(n: float, unit: str) -> str:
+    """`n` and its unit, singular for 1 ("1 minute", "2 minutes", "1.5 days"): the operator's
+    English, which gettext does not translate (a player's mail says it with `nphrase`)."""
+    shown = f"{n:g}" if isinstance(n, float) else str(n)
+    return f"{shown} {unit}" if shown == "1" else f"{shown} {unit}s"
+
+
 def echo(text: str = "") -> None:
     """Print one or more lines with everything but the line breaks made visible."""
     click.echo(visible(str(text), keep="\n"))

@@ -12,7 +12,7 @@ from sqlmodel import Session
 
 from pbem import audit, bots_players, clock, conditionals, notify, players, post, timekeeper
 from pbem import games as G
-from pbem.admin import admin, by_option, change_game, database, echo, fail, settings, templates
+from pbem.admin import admin, by_option, change_game, database, echo, fail, plural, settings, templates
 from pbem.db import transaction
 from pbem.errors import CommandError
 from pbem.models import Game, Player
@@ -34,7 +34,7 @@ def admin_extend(ctx: click.Context, game_id: int, days: float, reason: str, by:
     """Give the player on move more time; both players get the new deadline by mail."""
     def change(session: Session, game: Game) -> str:
         timekeeper.extend(session, settings(ctx), templates(ctx), game, days, reason)
-        audit.record(session, by, "extend", now(), detail=f"{days:g} days at ply {game.ply}", reason=reason,
+        audit.record(session, by, "extend", now(), detail=f"{plural(days, 'day')} at ply {game.ply}", reason=reason,
                      game=game)
         until = clock.game_deadline(session, game)
         return f"game #{game_id}: the deadline is now {until:%Y-%m-%d %H:%M} UTC; both players are told"

@@ -67,22 +67,25 @@ def quarantine_show(ctx: click.Context, row_id: int) -> None:
 @click.argument("row_id", type=int)
 @click.pass_context
 def quarantine_retry(ctx: click.Context, row_id: int) -> None:
-    """Process a quarantined message again (e.g. after a fix); the daemon sends the replies."""
+    """Process a quarantined message again (e.g. after a fix); the daemon sends the replies.
+
+    A retry that fails again leaves the message quarantined, with the new error."""
     from pbem.service import Service
 
     engine = database(ctx)
     try:
-        raw = Q.release(engine, row_id)
+        raw, tries = Q.reopen(engine, row_id)
     except LookupError as exc:
         raise fail(str(exc)) from None
     service = Service(settings(ctx), engine)
+    envelope = service.parse(raw)
     try:
-        result = service.handle(raw)
+        result = service.handle(raw, envelope, Q.Gate(max_tries=tries + 1))
     except Exception as exc:
-        Q.admit(engine, raw, max_tries=0)  # back into quarantine, with the new error
-        Q.failed(engine, raw, f"{type(exc).__name__}: {exc}", max_tries=0)
-        service.set_aside(raw, "quarantined")
+        Q.failed(engine, envelope, raw, f"{type(exc).__name__}: {exc}", max_tries=1)  # quarantined again
+        service.set_aside(raw, "quarantined", envelope)
         raise fail(f"message #{row_id} failed again: {exc}") from None
+    Q.forget(engine, envelope.message_id)  # gone already unless it was handled before (a duplicate)
     echo(f"message {result.message_id}: {result.status}")
 
 
@@ -154,24 +157,48 @@ def outbox_retry(ctx: click.Context, row_id: int) -> None:
 @paged
 @click.pass_context
 def bounces(ctx: click.Context, address: str | None, as_json: bool, page: Page) -> None:
-    """Bounces of our mails, by player: an address that bounces may be mistyped or gone (newest 50, newest last)."""
+    """Bounces of our mails, by player: an address that bounces may be mistyped or gone (newest 50, newest last).
+
+    First the addresses suppressed for bouncing (no mail goes to them until they write again),
+    each with the reason of its last hard bounce."""
     with Session(database(ctx)) as session:
         query = select(Bounce)
-        if address:
-            wanted = address.strip().lower()
+        wanted = address.strip().lower() if address else None
+        if wanted:
             player = session.exec(select(Player).where(Player.address == wanted)).first()
             query = query.where((Bounce.player_id == player.id) if player is not None else (Bounce.address == wanted))
         found, more = page.cut(list(session.exec(page.query(query, Bounce.id, Bounce.created_at))))
         ids = {b.player_id for b in found if b.player_id}
-        who = {p.id: p.address for p in session.exec(select(Player).where(Player.id.in_(ids)))} if ids else {}
+        who = {p.id: p for p in session.exec(select(Player).where(Player.id.in_(ids)))} if ids else {}
+        suppressed = _suppressed(session, wanted)
     rows = [{"id": b.id, "at": b.created_at.strftime("%Y-%m-%d %H:%M"),
-             "address": who.get(b.player_id) or b.address or "?", "reason": b.reason,
+             "address": (who[b.player_id].address if b.player_id in who else "") or b.address or "?",
+             "reason": b.reason, "hard": b.hard,
+             "suppressed": b.player_id in who and who[b.player_id].bounced_at is not None,
              "outbox_message_id": b.outbox_message_id} for b in reversed(found)]
     if as_json:
         echo_json(rows)
         return
+    for gone in suppressed:
+        click.echo(f"suppressed {_cell(gone['address'], 30)} since {gone['since']} after {gone['hard']} hard"
+                   f" bounces: {visible(gone['reason'][:70])}".rstrip())
     for r in rows:
-        click.echo(f"{r['at']} {_cell(r['address'], 30)} {visible(r['reason'][:70])}".rstrip())
+        kind = "hard" if r["hard"] else "soft"
+        click.echo(f"{r['at']} {_cell(r['address'], 30)} {kind} {visible(r['reason'][:70])}".rstrip())
     more_hint(more, rows)
     if not rows:
         echo("no bounces")
+
+
+def _suppressed(session: Session, address: str | None) -> list[dict]:
+    """The addresses suppressed for bouncing (`pbem.bounces`), each with its last hard bounce's reason."""
+    query = select(Player).where(Player.bounced_at.is_not(None)).order_by(Player.bounced_at).limit(50)
+    if address:
+        query = query.where(Player.address == address)
+    found = []
+    for player in session.exec(query):
+        last = session.exec(select(Bounce.reason).where(Bounce.player_id == player.id, Bounce.hard)
+                            .order_by(Bounce.id.desc())).first()
+        found.append({"address": player.address, "since": player.bounced_at.strftime("%Y-%m-%d %H:%M"),
+                      "hard": player.hard_bounces, "reason": last or ""})
+    return found

@@ -16,7 +16,18 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from pbem.admin import SchemaProblem, admin, database, echo, echo_json, fail, settings, shown_url, sqlite_path
+from pbem.admin import (
+    SchemaProblem,
+    admin,
+    database,
+    echo,
+    echo_json,
+    fail,
+    plural,
+    settings,
+    shown_url,
+    sqlite_path,
+)
 from pbem.wallclock import now
 
 if TYPE_CHECKING:
@@ -102,18 +113,22 @@ def overdue(event: datetime | None, moment: datetime, interval: float) -> float 
     return None if age is None else round(max(0.0, age - interval), 1)
 
 
+def _minutes(seconds: float) -> str:
+    return plural(round(seconds / 60), "minute")
+
+
 def heartbeat_problems(report: dict[str, Any], stale_after: float) -> list[str]:
     """A daemon that stopped talking to its mailbox, or whose clock is late (stale_after seconds)."""
     problems = []
     contact = report["last_imap_contact_age_s"]
     if contact is not None and contact > stale_after:
-        problems.append(f"no daemon has reached the mailbox for {contact / 60:.0f} minutes (is pbem serve running?)")
+        problems.append(f"no daemon has reached the mailbox for {_minutes(contact)} (is pbem serve running?)")
     lag = report["clock_lag_s"]
     if lag is not None and lag > stale_after:
-        problems.append(f"the clock is {lag / 60:.0f} minutes late (reminders and forfeits wait)")
+        problems.append(f"the clock is {_minutes(lag)} late (reminders and forfeits wait)")
     behind = report.get("clock_overdue_s")
     if behind is not None and behind > stale_after:
-        problems.append(f"a reminder or deadline has waited {behind / 60:.0f} minutes for the clock")
+        problems.append(f"a reminder or deadline has waited {_minutes(behind)} for the clock")
     return problems
 
 
@@ -132,7 +147,8 @@ def admin_status(ctx: click.Context, as_json: bool, timeout: float) -> None:
     report: dict[str, Any] = {"checked_at": moment, "problems": []}
     code = OK
     if conf.imap is None:
-        report["mailbox"] = {"reachable": True, "detail": "sandbox: no IMAP mailbox"}
+        # nothing to probe: what is known is when a daemon last beat (the sandbox has no IMAP server)
+        report["mailbox"] = {"reachable": None, "detail": "sandbox: no IMAP mailbox; no daemon heartbeat known"}
     else:
         reachable, detail = probe_mailbox(conf.imap, timeout)
         report["mailbox"] = {"reachable": reachable, "detail": detail}
@@ -153,13 +169,17 @@ def admin_status(ctx: click.Context, as_json: bool, timeout: float) -> None:
         counts["clock_lag_s"] = clock_lag(counts["last_clock_round"], moment, conf.clock_interval)
         counts["clock_overdue_s"] = overdue(counts["next_clock_event"], moment, conf.clock_interval)
         report.update(counts)
+        if conf.imap is None:
+            beat = counts["last_imap_contact"]
+            report["mailbox"]["detail"] = "sandbox: no IMAP mailbox; last daemon heartbeat " + (
+                f"{beat:%Y-%m-%d %H:%M:%S} UTC" if beat else "never (is pbem serve running?)")
         if counts["outbox_failed"]:
             report["problems"].append(f"{counts['outbox_failed']} mails failed for good (pbem admin outbox --failed)")
         if counts["quarantined"]:
             report["problems"].append(f"{counts['quarantined']} messages quarantined (pbem admin quarantine list)")
         age = counts["oldest_unsent_age_s"]
         if age is not None and age > STALE_OUTBOX.total_seconds():
-            report["problems"].append(f"the oldest unsent mail waits for {age / 60:.0f} minutes")
+            report["problems"].append(f"the oldest unsent mail waits for {_minutes(age)}")
         report["problems"].extend(heartbeat_problems(report, conf.stale_after))
         if report["problems"] and code == OK:
             code = DEGRADED
@@ -173,7 +193,9 @@ def admin_status(ctx: click.Context, as_json: bool, timeout: float) -> None:
 
 def _print_status(r: dict[str, Any]) -> None:
     echo(f"status: {r['status']}")
-    echo(f"  mailbox: {'reachable' if r['mailbox']['reachable'] else 'UNREACHABLE'} ({r['mailbox']['detail']})")
+    reachable = r["mailbox"]["reachable"]
+    shown = "not probed" if reachable is None else "reachable" if reachable else "UNREACHABLE"
+    echo(f"  mailbox: {shown} ({r['mailbox']['detail']})")
     echo(f"  database: {'reachable' if r['database']['reachable'] else 'UNUSABLE'} ({r['database']['detail']})")
     if r["database"]["reachable"]:
         oldest = r["oldest_unsent"]
@@ -200,9 +222,11 @@ def backup_sqlite(source: Path, target: Path) -> int:
     """Copy a live SQLite database with the online backup API; the bytes written.
 
     The copy is made beside `target` and renamed into place only once it checks out, so a
-    failed backup never leaves a half file where a good one is expected."""
+    failed backup never leaves a half file where a good one is expected. It is the players'
+    addresses and mail: only its owner may read it (0600, whatever the umask)."""
     partial = target.with_name(target.name + ".partial")
     partial.unlink(missing_ok=True)
+    os.close(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))  # SQLite fills the empty file
     src = sqlite3.connect(f"file:{source}?mode=ro", uri=True, timeout=30)
     try:
         dst = sqlite3.connect(partial)
@@ -340,6 +364,7 @@ def admin_prune(ctx: click.Context, days: int | None, dry_run: bool) -> None:
     cutoff = now() - timedelta(days=days)
     result = prune(database(ctx), cutoff, dry_run)
     verb = "would delete" if dry_run else "deleted"
-    echo(f"{verb} {result.outbox} sent mails and {result.inbound} inbound records older than {days} days "
+    echo(f"{verb} {plural(result.outbox, 'sent mail')} and {plural(result.inbound, 'inbound record')} older than"
+         f" {plural(days, 'day')} "
          f"(before {cutoff:%Y-%m-%d %H:%M} UTC)")
 

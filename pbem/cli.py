@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from pbem import __version__
 from pbem.lazygroup import LazyGroup
 
 if TYPE_CHECKING:
@@ -33,18 +34,33 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("pbem.cli")
 
-def load_settings(ctx: click.Context, path: str | None = None) -> Settings:
+#: the sandbox's SMTP port for `serve` and `sandbox send` alike, over the configuration's
+SANDBOX_PORT_ENV = "PBEM_SANDBOX_PORT"
+
+
+def load_settings(ctx: click.Context, path: str | None = None, sandbox_port: int | None = None) -> Settings:
     """The settings of `path` or of the `--config` given to `pbem`; a wrong one ends the command
-    with one message (the setting, its value, what is allowed) and exit status 1."""
+    with one message (the setting, its value, what is allowed) and exit status 1. The sandbox
+    port is `sandbox_port` when given, else $PBEM_SANDBOX_PORT when set (two sandboxes on one
+    machine, or a port the default collides with, need no configuration file)."""
+    from dataclasses import replace
+
     from pbem import config
 
     try:
-        return config.load(path if path is not None else ctx.find_root().obj["config"])
+        settings = config.load(path if path is not None else ctx.find_root().obj["config"])
     except config.ConfigError as exc:
         raise click.ClickException(str(exc)) from None
+    if sandbox_port is None and os.environ.get(SANDBOX_PORT_ENV):
+        text = os.environ[SANDBOX_PORT_ENV].strip()
+        if not (text.isdigit() and 1 <= int(text) <= 65535):
+            raise click.ClickException(f"{SANDBOX_PORT_ENV}={text[:20]!r}: allowed is a TCP port from 1 to 65535")
+        sandbox_port = int(text)
+    return settings if sandbox_port is None else replace(settings, sandbox_port=sandbox_port)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="pbem", message="%(prog)s %(version)s")
 @click.option(
     "--config",
     "-c",
@@ -86,8 +102,10 @@ WARM_UP = ("sqlalchemy", "sqlmodel", "alembic", "pbem.models", "pbem.service", "
 
 
 @main.command()
+@click.option("--sandbox-port", type=click.IntRange(1, 65535), default=None,
+              help=f"The sandbox's SMTP port on 127.0.0.1 (default: sandbox_port, 2525; or ${SANDBOX_PORT_ENV}).")
 @click.pass_context
-def serve(ctx: click.Context) -> None:
+def serve(ctx: click.Context, sandbox_port: int | None) -> None:
     """Run the daemon: read the mailbox, play the moves, send the replies.
 
     With a configuration, mail comes by IMAP (IDLE where offered) and goes by SMTP.
@@ -101,7 +119,7 @@ def serve(ctx: click.Context) -> None:
         logging.getLogger("pbem").setLevel(logging.INFO)
         log.info("pbem starting (pid %d)", os.getpid())
         check()
-        settings = load_settings(ctx)
+        settings = load_settings(ctx, sandbox_port=sandbox_port)
         _serve(settings, check)
     except Stopped as stop:
         how = f" by {stop.name} while starting"
@@ -139,7 +157,7 @@ def _serve(settings: Settings, check: Callable[[], None]) -> None:
         if settings.sandbox and exc.errno == errno.EADDRINUSE:
             raise click.ClickException(
                 f"127.0.0.1:{settings.sandbox_port} is taken: is another `pbem serve` running? "
-                "Stop it, or set sandbox_port under [server] in a configuration file."
+                f"Stop it, or choose another port: pbem serve --sandbox-port PORT (or ${SANDBOX_PORT_ENV})."
             ) from None
         raise
 

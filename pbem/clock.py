@@ -255,14 +255,40 @@ def _forget_holidays(session: OrmSession, transaction: Any) -> None:
 
 
 def current_vacation(session: Session, player: Player, at: datetime) -> Vacation | None:
-    return next((v for v in vacations(session, player.id, at) if v.starts_at <= at), None)
+    return next((v for v in vacations(session, player.id, at) if v.starts_at <= at and not v.bounced), None)
 
 
 def days_used(session: Session, player: Player, year: int) -> int:
-    """Vacation days taken in `year` (by start); a day begun counts as a day."""
+    """Vacation days taken in `year` (by start); a day begun counts as a day (a pause while
+    their address bounced counts not: they did not choose it)."""
     return sum(
-        math.ceil((v.ends_at - v.starts_at) / DAY) for v in vacations(session, player.id) if v.starts_at.year == year
+        math.ceil((v.ends_at - v.starts_at) / DAY) for v in vacations(session, player.id)
+        if v.starts_at.year == year and not v.bounced
     )
+
+
+#: how long a pause for a bouncing address lasts at most: until the player writes again, in practice
+BOUNCE_PAUSE = timedelta(days=3650)
+
+
+def pause_unreachable(session: Session, player: Player, at: datetime) -> Vacation:
+    """Pause all of the player's clocks from `at` while their address bounces (`pbem.bounces`):
+    a vacation that spends no allowance and ends when they write again (`resume_reachable`)."""
+    vacation = Vacation(player_id=player.id, starts_at=at, ends_at=at + BOUNCE_PAUSE, bounced=True)
+    session.add(vacation)
+    session.flush()
+    session.info.pop(_HOLIDAYS, None)
+    return vacation
+
+
+def resume_reachable(session: Session, player: Player, at: datetime) -> None:
+    """End the pause of `pause_unreachable`: their clocks run again from `at`."""
+    for vacation in vacations(session, player.id, at):
+        if vacation.bounced and vacation.starts_at <= at:
+            vacation.ends_at = at
+            session.add(vacation)
+    session.flush()
+    session.info.pop(_HOLIDAYS, None)
 
 
 def start_vacation(session: Session, player: Player, days: int, at: datetime, allowance: int) -> Vacation:
@@ -443,7 +469,7 @@ def view(session: Session, game: Game, viewer: Player | None) -> dict[str, Any] 
     holidays = _holidays(session, mover.id, game.turn_started_at)  # one query serves both
     until = _deadline(game, mover, holidays)
     tz = zone((viewer or mover).timezone)
-    away = next((v for v in holidays if v.starts_at <= at < v.ends_at), None)
+    away = next((v for v in holidays if v.starts_at <= at < v.ends_at and not v.bounced), None)
     return {
         "when": local(until, tz),
         "left": left(until, at),
@@ -451,6 +477,8 @@ def view(session: Session, game: Game, viewer: Player | None) -> dict[str, Any] 
         "days": game.days,
         "weekends_off": game.weekends_off,
         "away_until": local(away.ends_at, tz) if away is not None else None,
+        # their address bounces (pbem.bounces): the clock waits for their next mail, not for a date
+        "unreachable": any(v.bounced and v.starts_at <= at < v.ends_at for v in holidays),
     }
 
 

@@ -83,6 +83,9 @@ class Settings:
     max_relays_per_pair_per_day: int = _allowed("a whole number from 1 to 1000", 10, ge=1, le=1000)  # `say`
     max_takebacks_per_game_per_day: int = _allowed("a whole number from 0 to 100", 3, ge=0, le=100)  # asked, per player
     max_message_bytes: int = _allowed("a whole number of bytes, at least 1024", 256 * 1024, ge=1024)
+    # a mail of ours that bounced for good (5.x.x) counts; at this many the address gets no more mail,
+    # its games' clocks pause, until its player writes again (pbem.bounces)
+    max_hard_bounces: int = _allowed("a whole number from 1 to 100", 3, ge=1, le=100)
     trusted_authserv_id: str = _allowed("the authserv-id of your receiving server, or empty", "")
     default_days: int = _allowed("whole days from 1 to 30", 7, ge=1, le=30)
     reminders: Annotated[tuple[Hours, ...], Field(strict=False, max_length=10)] = _allowed(

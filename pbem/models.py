@@ -36,6 +36,13 @@ class Player(SQLModel, table=True):
     bot_level: int | None = None  # a bot of pbem.bots_players (1-3); None: a person
     contact: str | None = Field(default=None, max_length=32)  # the secret of their personal address (trust)
     stopped_at: datetime | None = None  # `stop`: no mail to them at all until their next proven mail
+    hard_bounces: int = 0  # our mails to them that bounced for good since they last wrote (pbem.bounces)
+    bounced_at: datetime | None = None  # too many hard bounces: no mail to them until any proven mail of theirs
+
+    @property
+    def silent(self) -> bool:
+        """No mail may be queued to them: they wrote `stop`, or their address bounces."""
+        return self.stopped_at is not None or self.bounced_at is not None
 
 
 class Challenge(SQLModel, table=True):
@@ -238,6 +245,7 @@ class Vacation(SQLModel, table=True):
     player_id: int = Field(foreign_key="player.id", index=True)
     starts_at: datetime
     ends_at: datetime
+    bounced: bool = False  # a pause while their address bounces (pbem.bounces): no allowance spent
 
 
 class Reminder(SQLModel, table=True):
@@ -262,6 +270,7 @@ class Bounce(SQLModel, table=True):
     inbound_message_id: str = Field(max_length=400)
     reason: str = Field(default="", max_length=400)
     created_at: datetime
+    hard: bool = False  # permanent (5.x.x): counted towards `max_hard_bounces`
 
 
 class Quarantine(SQLModel, table=True):

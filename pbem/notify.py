@@ -40,6 +40,8 @@ EVENTS: dict[str, dict[str, str]] = {
     "takeback_refused": {"actor": "takeback_refused.txt", "opponent": "takeback_refused.txt"},
     "away": {"opponent": "opponent_away.txt"},
     "back": {"opponent": "opponent_back.txt"},
+    "unreachable": {"opponent": "opponent_unreachable.txt"},  # their address bounces (pbem.bounces)
+    "reachable": {"opponent": "opponent_reachable.txt"},  # they wrote again
     "reminder": {"mover": "reminder.txt"},
     "timed_out": {"players": "game_over.txt", "watchers": "watched_move.txt"},
     "extended": {"players": "extended.txt"},

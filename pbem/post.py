@@ -46,14 +46,15 @@ def post(
     answered, listing its `ignored` lines), every other letter grouped into one mail per
     recipient and game, so that two facts about one game reach a player in one mail. A letter
 that a player in digest mode reads in their digest instead (`notify.digested`) is dropped, and so
-is every letter to a bot, and to a player who wrote `stop` (but the answer that says so)."""
+is every letter to a bot, to a player who wrote `stop` (but the answer that says so), and to an
+address that bounces (`pbem.bounces`): `Player.silent`."""
     letters = list(letters)
     farewell = any(letter.reply and letter.template == STOPPED for letter in letters)
     letters = [
         letter for letter in letters
         if not is_bot(letter.player) and (letter.reply or not digested(letter.player, letter.template))
-        and (letter.player.stopped_at is None or (farewell and letter.reply))
-    ]  # a bot reads no mail: its address can receive none; a player who wrote `stop` gets none either
+        and (not letter.player.silent or (farewell and letter.reply and letter.player.bounced_at is None))
+    ]  # a bot reads no mail: its address can receive none; a silent player gets none either
     rows = []
     replies = [letter for letter in letters if letter.reply]
     _read_threads(session, [(replies[0].player, reply_game)] if replies else [],
@@ -151,6 +152,8 @@ def queue(
         date=at,
         language=language,
         unsubscribe=trust.stop_address(settings, player) if player.proven_at is None else None,
+        answers=letters[0].reply,  # an answer to their mail; a notice, a reminder, a digest is not one
+        feedback_id=outbound.feedback_id(letters[0].template.removesuffix(".txt"), settings.domain),
     )
     row = Outbox(
         message_id=message_id,

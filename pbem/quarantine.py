@@ -200,17 +200,25 @@ def quarantined(engine: Engine) -> list[Quarantine]:
         return list(session.exec(select(Quarantine).where(Quarantine.status == "quarantined").order_by(Quarantine.id)))
 
 
-def release(engine: Engine, row_id: int) -> bytes:
-    """Take a quarantined message out (to retry it): its raw bytes, and no trace that blocks it."""
+def reopen(engine: Engine, row_id: int) -> tuple[bytes, int]:
+    """Ready a quarantined message for a retry: its raw bytes and its tries so far. The row
+    stays (as "trying", with its bytes) until the retry goes through, so a retry that fails or
+    dies never loses the message; the inbound record that blocked it is removed."""
     with transaction(engine) as session:
         row = session.get(Quarantine, row_id)
         if row is None or row.status != "quarantined":
             raise LookupError(f"there is no quarantined message #{row_id}")
-        raw = row.raw
+        row.status, row.updated_at = "trying", now()
+        session.add(row)
         session.exec(delete(InboundMessage).where(InboundMessage.message_id == row.message_id)
                      .where(InboundMessage.status == "failed"))
-        session.delete(row)
-    return raw
+        return row.raw, row.tries
+
+
+def forget(engine: Engine, message_id: str) -> None:
+    """Remove the count of a message that is handled (a retry found it handled already)."""
+    with transaction(engine) as session:
+        session.execute(delete(Quarantine).where(Quarantine.message_id == message_id))
 
 
 def drop(engine: Engine, row_id: int) -> None:

@@ -17,7 +17,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from pbem import notify, players, post, quarantine, trust
+from pbem import bounces, notify, players, post, quarantine, trust
 from pbem.commands import language, reader, runner
 from pbem.commands.base import Context
 from pbem.config import Settings
@@ -105,7 +105,7 @@ class Service:
             record.status, record.note = "robot", envelope.automatic
             log.info("no reply to %s from %s: %s", envelope.message_id, envelope.sender, envelope.automatic)
             if envelope.automatic == "bounce":  # one of our mails did not arrive: the admin sees it
-                trust.record_bounce(session, self.settings, envelope, raw, now())
+                bounces.record(session, self.settings, self.templates, envelope, raw, now())
             return Result("robot", envelope.message_id)
         at = now()
         reading = reader.read(envelope.subject, envelope.text)
@@ -121,6 +121,8 @@ class Service:
         if evidence.proof is not None:
             players.proven(  # only a proven mail may name them
                 player, envelope.sender_name, now(), players.reserved_names(self.settings))
+        if evidence.proof is not None:  # any proven mail: their address works, whatever it answers
+            bounces.lift(session, self.settings, self.templates, player, at)
         lifted = player.stopped_at is not None and evidence.proof is not None and not evidence.stale
         if lifted:  # they wrote again, showing a mail of ours newer than their `stop`
             player.stopped_at = None

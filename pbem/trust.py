@@ -7,7 +7,7 @@ token says which board and which state of the player's records the mail showed; 
 that answers an older one changes nothing. Every reply is rationed per address and day
 and per thread, and a mail without proof is answered at most once a day, so a forger or
 a looping auto-responder cannot turn us into a mail cannon; bounces of our mails are
-recorded against the player instead of being answered.
+recorded against the player instead of being answered (`pbem.bounces`).
 """
 
 from __future__ import annotations
@@ -25,14 +25,11 @@ from pbem.config import Settings
 from pbem.db import keep
 from pbem.mail import notation
 from pbem.mail.inbound import Envelope
-from pbem.models import Bounce, Challenge, Game, InboundMessage, Outbox, Player
+from pbem.models import Challenge, Game, InboundMessage, Outbox, Player
 
 #: the templates of replies that only say something went wrong (rationed per day)
 ERROR_KINDS = ("error", "nothing", "refused")
 
-_OUR_ID = r"<pbem\.[0-9a-f]{24}@%s>"
-_RECIPIENT = re.compile(r"^(?:Final|Original)-Recipient:\s*rfc822\s*;\s*(\S+@\S+)\s*$", re.I | re.M)
-_STATUS = re.compile(r"^(?:Diagnostic-Code|Status):\s*(.+)$", re.I | re.M)
 
 
 def reply_to(settings: Settings, player: Player, game: Game | None, token: tokens.Token | None = None) -> str:
@@ -410,38 +407,3 @@ def invitations_left(
     if heard is not None:
         waiting = waiting.where(Challenge.created_at > heard)
     return Invitations(left, session.exec(waiting.order_by(Challenge.id).limit(1)).first())
-
-
-# --- bounces --------------------------------------------------------------------------------------
-
-
-def record_bounce(session: Session, settings: Settings, envelope: Envelope, raw: bytes, now: datetime) -> Bounce:
-    """A bounce of one of our mails, recorded against the player it was for (never answered).
-
-    The player is found by the Message-IDs of our mails that the report quotes, else by the
-    report's Final-Recipient / Original-Recipient address."""
-    text = raw[:1024 * 1024].decode("latin-1")
-    ours = re.findall(_OUR_ID % re.escape(settings.domain), text, flags=re.I)
-    row = None
-    if ours:
-        row = session.exec(select(Outbox).where(Outbox.message_id.in_(ours[:50])).order_by(Outbox.id.desc())).first()
-    player = session.get(Player, row.player_id) if row is not None and row.player_id else None
-    address = player.address if player is not None else ""
-    if player is None:
-        for m in _RECIPIENT.finditer(text):
-            candidate = m.group(1).strip("<>").lower()
-            player = session.exec(select(Player).where(Player.address == candidate)).first()
-            address = candidate
-            if player is not None:
-                break
-    status = _STATUS.search(text)
-    bounce = Bounce(
-        player_id=player.id if player is not None else None,
-        address=address[:320],
-        outbox_message_id=row.message_id if row is not None else None,
-        inbound_message_id=envelope.message_id,
-        reason=(status.group(1).strip() if status else envelope.subject)[:400],
-        created_at=now,
-    )
-    session.add(bounce)
-    return bounce

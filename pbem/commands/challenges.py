@@ -178,7 +178,7 @@ class ChallengeCommand(Command):
 
 def _may_invite(ctx: Context, address: str, cls: type[engine.Rules]) -> None:
     """Refuse a challenge that would make us mail someone who did not ask for it: an address
-    that said `stop`, and beyond the caps on addresses that never wrote (`trust.invitations_left`)."""
+    that said `stop` or that bounces, and beyond the caps on addresses that never wrote (`trust.invitations_left`)."""
     target = players.find(ctx.session, address)
     instead = phrase("You can post an open challenge instead: write {example}.", example=f"challenge {cls.name}")
     if target is not None and target.stopped_at is not None:
@@ -186,6 +186,12 @@ def _may_invite(ctx: Context, address: str, cls: type[engine.Rules]) -> None:
             phrase("{address} has asked to get no mail from this server, so I send them no challenge.",
                    address=address[:80]),
             instead, code="challenge.stopped", params={"address": address[:80]},
+        )
+    if target is not None and target.bounced_at is not None:  # pbem.bounces: the invitation would not arrive
+        raise CommandError(
+            phrase("Our mails to {address} keep coming back undelivered, so I send them no challenge.",
+                   address=address[:80]),
+            instead, code="challenge.unreachable", params={"address": address[:80]},
         )
     if not trust.stranger(target):
         return

@@ -37,7 +37,7 @@ from pbem.mail.headers import (
     read_headers,
 )
 from pbem.mail.reply import reply_text
-from pbem.mail.robots import automatic, bounced_addresses
+from pbem.mail.robots import BounceReport, automatic, bounce_report
 from pbem.mail.source import declared_size
 
 __all__ = [
@@ -98,12 +98,17 @@ class Envelope:
     return_path: str | None
     garbled: bool = False  # the body is not text (binary garbage, undecodable): quote nothing of it
     truncated: bool = False  # only the header and the first bytes were fetched: `size` is the full size
-    bounced: tuple[str, ...] = ()  # for a bounce: the addresses it says could not be reached
+    bounce: BounceReport | None = None  # for a bounce: what it says (read once, by flufl.bounce)
 
     def header(self, name: str) -> str | None:
         """The first header called `name` (any case), decoded, or None."""
         wanted = name.lower()
         return next((value for key, value in self.headers if key.lower() == wanted), None)
+
+    @property
+    def bounced(self) -> tuple[str, ...]:
+        """For a bounce: the addresses it says could not be reached."""
+        return self.bounce.addresses if self.bounce is not None else ()
 
 
 def parse_message(
@@ -206,7 +211,7 @@ def _parse(
         return_path=return_path,
         garbled=garbled,
         truncated=size != len(raw),
-        bounced=bounced_addresses(msg) if reason == "bounce" else (),
+        bounce=bounce_report(msg) if reason == "bounce" else None,
     )
 
 

@@ -64,6 +64,13 @@ def new_message_id(domain: str) -> str:
     return format_message_id(domain)
 
 
+def feedback_id(kind: str, domain: str) -> str:
+    """A Feedback-ID (`KIND:pbem:DOMAIN`): which kind of mail (a template's name), from whom;
+    stable, with nothing personal in it (no address, no game)."""
+    kind = re.sub(r"[^a-z0-9_-]", "", kind.lower())[:40] or "mail"
+    return f"{kind}:pbem:{ascii_address('pbem@' + domain).partition('@')[2]}"
+
+
 def build(
     *,
     message_id: str,
@@ -80,6 +87,8 @@ def build(
     date: datetime,
     language: str | None = None,
     unsubscribe: str | None = None,
+    answers: bool = False,
+    feedback_id: str | None = None,
 ) -> bytes:
     """The exact bytes of one outgoing mail (CRLF line ends, as SMTP wants them).
 
@@ -87,7 +96,10 @@ def build(
     goes beside `body` as the other half of a multipart/alternative. `language` (a code such
     as "ru") becomes Content-Language, so a client can offer to translate, or read it aloud
     in the right voice. `unsubscribe` (an address) becomes List-Unsubscribe, a mailto: that
-    clients offer as a button."""
+    clients offer as a button. `answers`: the mail answers one the recipient wrote, so it is
+    "auto-replied" (RFC 3834); any other (a notice, a reminder, a digest) is "auto-generated".
+    `feedback_id` becomes Feedback-ID (`feedback_id()`), by which mailbox providers report
+    complaints per kind of mail."""
     text: Message = MIMEText(body, "plain", _body_charset(body))
     texts = (body, html or "", *(content for _, _, content in attachments))
     if html is not None:
@@ -121,7 +133,9 @@ def build(
         msg["References"] = " ".join(refs[-10:])
     if unsubscribe:
         msg["List-Unsubscribe"] = f"<mailto:{ascii_address(unsubscribe)}>"
-    msg["Auto-Submitted"] = "auto-replied"
+    msg["Auto-Submitted"] = "auto-replied" if answers else "auto-generated"
+    if feedback_id:
+        msg["Feedback-ID"] = feedback_id
     msg["X-Auto-Response-Suppress"] = "All"
     msg[LOOP_HEADER] = loop_marker
     return msg.as_bytes(policy=_WIRE)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Collection
+from dataclasses import dataclass
 from email.message import Message
 
 from pbem.mail.body import content_type, param
@@ -158,25 +159,60 @@ def _report_parts(msg: Message | None) -> list[Message]:
     return found
 
 
-def bounced_addresses(msg: Message | None) -> tuple[str, ...]:
-    """The addresses a bounce says could not be reached, found by flufl.bounce (GNU Mailman's
-    detectors, which know the DSN format and dozens of classic non-standard ones)."""
+@dataclass(frozen=True)
+class BounceReport:
+    """What a bounce says, read once (`bounce_report`): the addresses that could not be reached,
+    whether the failure is permanent ("hard": a 5.x.x status, or a failure flufl.bounce calls
+    permanent) or may pass ("soft": 4.x.x, a delay), and the reason in the report's words."""
+
+    addresses: tuple[str, ...] = ()
+    hard: bool = False
+    status: str = ""  # the RFC 3463 status code, e.g. "5.1.1"; empty when the report gives none
+    reason: str = ""  # the Diagnostic-Code, else the status; empty when the report gives neither
+
+
+_STATUS_RE = re.compile(r"\b([245])\.(\d{1,3})\.(\d{1,3})\b")
+
+
+def bounce_report(msg: Message | None) -> BounceReport:
+    """Read a bounce once: flufl.bounce (GNU Mailman's detectors, which know the DSN format
+    and dozens of classic non-standard ones) finds the addresses and whether each failure is
+    permanent; a DSN's per-recipient fields (RFC 3464) give the status code and the reason."""
     if msg is None:
-        return ()
+        return BounceReport()
     from flufl.bounce import all_failures  # imported on the first bounce: 30 detectors cost start-up time
 
     try:
         temporary, permanent = all_failures(msg)
     except (LookupError, UnicodeError, ValueError, TypeError, AttributeError, IndexError) as exc:
         log.warning("bounce detectors failed on a bounce: %s: %s", type(exc).__name__, exc)
-        return ()
-    found = []
-    for raw in sorted(permanent | temporary):
+        temporary, permanent = set(), set()
+    found: list[str] = []
+    for raw in [*sorted(permanent), *sorted(temporary)]:
         addr = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
         addr = addr.strip().strip("<>").lower()
         if "@" in addr and addr not in found and len(addr) <= 320:
             found.append(addr)
-    return tuple(found[:20])
+    status, reason = _delivery_status(msg)
+    code = _STATUS_RE.search(status) or _STATUS_RE.search(reason)
+    hard = code.group(1) == "5" if code is not None else bool(permanent)  # the code is the report's own word
+    status = code.group(0) if code is not None else ""
+    return BounceReport(tuple(found[:20]), hard, status, " ".join((reason or status).split())[:400])
+
+
+def _delivery_status(msg: Message) -> tuple[str, str]:
+    """The first failed recipient's Status and Diagnostic-Code of a DSN (RFC 3464), else ("", "")."""
+    for part in _report_parts(msg):
+        if content_type(part) != "message/delivery-status":
+            continue
+        blocks = part.get_payload()
+        blocks = [b for b in blocks if isinstance(b, Message)] if isinstance(blocks, list) else []
+        for block in blocks[1:] or blocks:  # the first block is about the message, the others per recipient
+            status = str(block.get("status", "") or "").strip()
+            reason = str(block.get("diagnostic-code", "") or "").strip()
+            if status or reason:
+                return status, reason.partition(";")[2].strip() if ";" in reason else reason
+    return "", ""
 
 
 def _local_part(address: str) -> str:

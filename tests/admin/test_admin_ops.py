@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 import sqlite3
+import stat
 from datetime import timedelta
 
 from click.testing import CliRunner
@@ -40,8 +42,11 @@ def _free_port() -> int:
 def test_status_is_ok_then_degraded_by_failed_or_stuck_mail(db) -> None:
     code, report = _status()
     assert code == 0 and report["status"] == "ok" and report["problems"] == []
-    assert report["mailbox"]["reachable"] and report["outbox_pending"] == 0 and report["oldest_unsent"] is None
-    assert "status: ok" in CliRunner().invoke(main, ["admin", "status"]).output
+    assert report["outbox_pending"] == 0 and report["oldest_unsent"] is None
+    # the sandbox has no mailbox to probe, and no daemon ran: it says so, not "reachable"
+    assert report["mailbox"]["reachable"] is None and "last daemon heartbeat never" in report["mailbox"]["detail"]
+    text = CliRunner().invoke(main, ["admin", "status"]).output
+    assert "status: ok" in text and "mailbox: not probed (sandbox: no IMAP mailbox; last daemon heartbeat never" in text
     with db.engine.begin() as conn:
         conn.execute(insert(Outbox.__table__), [_mail(1, "pending", timedelta(hours=1))])
     code, report = _status()
@@ -86,7 +91,26 @@ def test_backup_copies_the_live_database_while_a_writer_holds_it(db, tmp_path) -
     assert copy.execute("SELECT count(*) FROM move").fetchone() == (3,)
     copy.close()
     assert "exists; give --force" in fail("backup", str(target))
+    target.chmod(0o644)
     run("backup", str(target), "--force")
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600  # the players' addresses: for its owner alone
+
+
+def test_a_backup_is_for_its_owner_alone_whatever_the_umask(db, tmp_path) -> None:
+    target = tmp_path / "backup.sqlite3"
+    old = os.umask(0o022)
+    try:
+        run("backup", str(target))
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+
+
+def test_plural_says_one_unit_in_the_singular() -> None:
+    from pbem.admin import plural
+
+    assert [plural(1, "day"), plural(1.0, "day"), plural(1.5, "day"), plural(0, "minute")] == [
+        "1 day", "1 day", "1.5 days", "0 minutes"]
 
 
 def test_backup_of_postgresql_gives_pg_dump_advice(tmp_path) -> None:
@@ -119,10 +143,10 @@ def test_prune_deletes_old_sent_mail_and_inbound_records_but_keeps_what_records_
         session.add(Bounce(address="alice@example.org", outbox_message_id="<3@pbem>", inbound_message_id="<in2@client>",
                            created_at=now()))
 
-    assert "would delete 3 sent mails and 1 inbound records older than 90 days" in run("prune", "--dry-run")
+    assert "would delete 3 sent mails and 1 inbound record older than 90 days" in run("prune", "--dry-run")
     with Session(db.engine) as session:
         assert session.exec(select(func.count(Outbox.id))).one() == 9
-    assert "deleted 3 sent mails and 1 inbound records" in run("prune")
+    assert "deleted 3 sent mails and 1 inbound record older than 90 days" in run("prune")
     with Session(db.engine) as session:
         kept = session.exec(select(Outbox.message_id).order_by(Outbox.id)).all()
         left_in = session.exec(select(InboundMessage.message_id).order_by(InboundMessage.id)).all()
@@ -131,7 +155,7 @@ def test_prune_deletes_old_sent_mail_and_inbound_records_but_keeps_what_records_
     assert kept == ["<1@pbem>", "<3@pbem>", "<6@pbem>", "<7@pbem>", "<8@pbem>", "<9@pbem>"]
     assert left_in == ["<in1@client>", "<in2@client>", "<in4@client>"]
     assert "deleted 0 sent mails" in run("prune")
-    assert "deleted 1 sent mails" in run("prune", "--older-than", "1")  # #6, three days old
+    assert "deleted 1 sent mail and 1 inbound record older than 1 day" in run("prune", "--older-than", "1")  # #6, three days old
 
 
 def test_prune_reads_retention_days_from_the_configuration(db, tmp_path) -> None:

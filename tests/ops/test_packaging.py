@@ -91,3 +91,5 @@ def test_the_built_wheel_carries_every_template_and_migration(tmp_path: Path) ->
     assert len(wanted) > 100
     assert wanted <= names, sorted(wanted - names)
     assert not any(name.startswith(("tests/", "benchmarks/", "templates/")) for name in names)
+    metadata = next(zipfile.ZipFile(wheel).read(n) for n in names if n.endswith(".dist-info/METADATA")).decode()
+    assert "License-Expression: MIT" in metadata.splitlines()  # the SPDX string, not the deprecated table

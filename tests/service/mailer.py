@@ -64,3 +64,20 @@ def replayed(raw: bytes) -> bytes:
         del msg[header]
     msg["Message-ID"] = make_msgid(domain="replay.test")
     return msg.as_bytes(policy=email.policy.SMTP)
+
+
+def dsn(recipient: str, message_id: str, status: str = "5.1.1", to: str = GAME) -> bytes:
+    """A delivery status report (RFC 3464) as a receiving server sends it: our mail
+    `message_id` to `recipient` failed with `status` (5.x.x for good, 4.x.x for now)."""
+    action = "failed" if status.startswith("5") else "delayed"
+    return (
+        f"From: Mail Delivery System <MAILER-DAEMON@mx.example.org>\r\nTo: {to}\r\n"
+        f"Subject: Undelivered Mail Returned to Sender\r\nMessage-ID: {make_msgid(domain='mx.example.org')}\r\n"
+        "Auto-Submitted: auto-replied\r\nMIME-Version: 1.0\r\n"
+        'Content-Type: multipart/report; report-type=delivery-status; boundary="b"\r\n\r\n'
+        f"--b\r\nContent-Type: text/plain\r\n\r\nYour mail to {recipient} could not be delivered.\r\n\r\n"
+        "--b\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; mx.example.org\r\n\r\n"
+        f"Final-Recipient: rfc822; {recipient}\r\nAction: {action}\r\nStatus: {status}\r\n"
+        f"Diagnostic-Code: smtp; {status[0]}50 {status} mailbox unavailable\r\n\r\n"
+        f"--b\r\nContent-Type: text/rfc822-headers\r\n\r\nMessage-ID: {message_id}\r\nTo: {recipient}\r\n\r\n--b--\r\n"
+    ).encode()

@@ -133,3 +133,45 @@ def test_send_without_an_answer_says_so(tmp_path) -> None:
         )
     assert result.exit_code == 0
     assert "No answer within 0.5 s: the server has not read the mail yet." in result.output
+
+
+def test_the_sandbox_port_is_an_option_of_serve_and_an_environment_variable(tmp_path) -> None:
+    port = _free_port()
+    config = tmp_path / "pbem.toml"
+    config.write_text(f'[server]\nhome = "{tmp_path / "home"}"\n', encoding="utf-8")  # no sandbox_port
+    log = tmp_path / "serve.log"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pbem.cli", "-c", str(config), "serve", "--sandbox-port", str(port)],
+        stdout=subprocess.DEVNULL, stderr=open(log, "wb"),  # noqa: SIM115
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while "pbem serving" not in log.read_text():
+            assert proc.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, "pbem serve did not start"
+            time.sleep(0.1)
+        runner = CliRunner()
+        send = ["-c", str(config), "sandbox", "send", "--wait", "30", "--from", ALICE, "help"]
+        result = runner.invoke(main, send, env={"PBEM_SANDBOX_PORT": str(port)})
+        assert result.exit_code == 0 and "How to play" in result.output, result.output
+        wrong = runner.invoke(main, send, env={"PBEM_SANDBOX_PORT": "70000"})
+        assert wrong.exit_code == 1 and "PBEM_SANDBOX_PORT='70000': allowed is a TCP port" in wrong.output
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            assert proc.wait(timeout=20) == 0
+        finally:
+            proc.kill()
+
+
+def test_version() -> None:
+    import tomllib
+    from pathlib import Path
+
+    import pbem
+
+    result = CliRunner().invoke(main, ["--version"])
+    assert result.exit_code == 0 and result.output == f"pbem {pbem.__version__}\n"
+    pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text(encoding="utf-8"))
+    assert pyproject["project"]["version"] == pbem.__version__

@@ -147,6 +147,8 @@ NOT_BY_MAIL |= {"tournament_game.txt", "tournament_final.txt", "tournament_joine
 NOT_BY_MAIL |= {"tournament_withdrawn.txt", "tournament_forfeit.txt"}
 # A ladder's start and its results: tests/service/test_ladders.py sends and checks these.
 NOT_BY_MAIL |= {"ladder_started.txt", "ladder_result.txt"}
+# Sent when an address keeps bouncing and when its player writes again: tests/trust/test_bounces.py.
+NOT_BY_MAIL |= {"opponent_unreachable.txt", "opponent_reachable.txt"}
 
 
 def numbered(server, line: str) -> str:
@@ -192,14 +194,20 @@ def test_every_template_is_sent_and_reads_safely(server) -> None:
     assert expected - used - {"rules.txt"} == set()
     chosen = speaker("ru").gettext("I write to you in %(name)s, the language of your mail.", name="русский")
     assert any(chosen in " ".join(text(parse(row.message)).split()) for row in rows)  # language_chosen.txt
+    kinds = set()
     for row in rows:
         mail = parse(row.message)
+        kinds.add(mail["Auto-Submitted"])
         body = text(mail)
         for line in body.splitlines()[1:]:
             assert len(line) <= 72, f"{row.template}: too wide: {line!r}"
             assert reader.classify(line.strip()) is None, f"{row.template}: {line!r} reads as a command"
-        assert mail["Auto-Submitted"] == "auto-replied"
+        # RFC 3834: an answer to a player's mail is auto-replied, a notice to anyone else auto-generated
+        answers = not (mail["In-Reply-To"] or "<pbem.").startswith("<pbem.")  # threaded under a player's mail
+        assert mail["Auto-Submitted"] == ("auto-replied" if answers else "auto-generated"), row.template
+        assert mail["Feedback-ID"] == f"{row.template}:pbem:games.test"  # the kind of mail, nothing personal
         assert mail["Reply-To"].startswith("pbem+")
+    assert kinds == {"auto-replied", "auto-generated"}
 
 
 def _rules() -> list[str]:

@@ -217,6 +217,40 @@ def test_a_message_that_keeps_failing_is_quarantined_and_can_be_retried(server, 
         assert session.exec(select(Quarantine)).all() == []
 
 
+def test_a_retry_that_fails_again_keeps_the_message_quarantined(server, tmp_path, monkeypatch) -> None:
+    from pbem.service import Service
+
+    raw = compose(ALICE, "help")
+    for _ in range(quarantine.MAX_TRIES):  # as the daemon counts a message that keeps raising
+        quarantine.failed(server.engine, server.service.parse(raw), raw, "_Boom: disk on fire")
+    (row,) = quarantine.quarantined(server.engine)
+    server.service.set_aside(raw, "quarantined")
+    config = tmp_path / "pbem.toml"
+    config.write_text(f'[server]\naddress = "{GAME}"\nhome = "{tmp_path.as_posix()}"\n', encoding="utf-8")
+    runner = CliRunner()
+    real = Service._handle
+
+    def boom(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        raise _Boom("the fix did not fix it")
+
+    monkeypatch.setattr(Service, "_handle", boom)
+    result = runner.invoke(main, ["-c", str(config), "admin", "quarantine", "retry", str(row.id)])
+    assert result.exit_code != 0 and "failed again: the fix did not fix it" in result.output
+    (again,) = quarantine.quarantined(server.engine)  # still there, with its bytes and the new error
+    assert again.id == row.id and again.raw == raw and again.tries == quarantine.MAX_TRIES + 1
+    assert again.error == "_Boom: the fix did not fix it"
+    with Session(server.engine) as session:  # and the daemon does not read it again meanwhile
+        assert session.exec(select(InboundMessage.status)).all() == ["failed"]
+    assert server.count() == 0
+
+    monkeypatch.setattr(Service, "_handle", real)
+    out = runner.invoke(main, ["-c", str(config), "admin", "quarantine", "retry", str(row.id)]).output
+    assert "processed" in out and "How to play" in server.last(ALICE)["Subject"]
+    with Session(server.engine) as session:
+        assert session.exec(select(Quarantine)).all() == []
+        assert session.exec(select(InboundMessage.status)).all() == ["processed"]
+
+
 def test_outbox_admin_lists_failed_mails_and_retries_them(server, tmp_path) -> None:
     server.send(compose(ALICE, "help"))
     with Session(server.engine) as session:
