@@ -30,6 +30,7 @@ from pbem.mail.imap_answers import (
     reply_text,
     uid_set,
 )
+from pbem.mail.oauth import OAuthError, TokenSource
 from pbem.mail.source import RawMail, truncated_copy
 
 _parse_fetch = parse_fetch  # the name the transport tests know
@@ -69,7 +70,9 @@ class ImapSettings:
     _: KW_ONLY
     port: int = 993
     username: str
-    password: str = field(repr=False)
+    password: str | None = field(default=None, repr=False)
+    oauth2: TokenSource | None = field(default=None, repr=False, compare=False)
+    """Log in with SASL XOAUTH2 and this source's access tokens instead of the password."""
     security: Security = "tls"
     folder: str = "INBOX"
     processed_folder: str | None = "Processed"
@@ -88,6 +91,8 @@ class ImapSettings:
             raise ValueError("the processed folder must differ from the folder that is read")
         if self.poll_interval <= 0 or self.timeout <= 0:
             raise ValueError("poll_interval and timeout must be positive")
+        if (self.password is None) == (self.oauth2 is None):
+            raise ValueError("give the IMAP password or an OAuth 2.0 token source, not both or neither")
         if self.max_message_bytes < 1024:
             raise ValueError(f"max_message_bytes must be at least 1024, not {self.max_message_bytes}")
 
@@ -123,6 +128,8 @@ class ImapSource:
         self._retry_at = 0.0
         self._last_error = ""
         self._last_uid = 0
+        self._token: str | None = None  # the OAuth 2.0 access token of the last login, if any
+        self._oauth_retried = False  # a refused token was followed by an immediate retry
 
     # -- MailSource -------------------------------------------------------------------------------
 
@@ -233,7 +240,7 @@ class ImapSource:
         except _CONNECTION_ERRORS as exc:
             raise self._lost(exc) from exc
         try:
-            mailbox.login(s.username, s.password, initial_folder=None)
+            self._login(mailbox)
             # Dovecot lists MOVE and UIDPLUS only after login; imap-tools cached the earlier list.
             typ, data = mailbox.client.capability()
             self._ok((typ, data), "CAPABILITY")
@@ -242,9 +249,21 @@ class ImapSource:
             mailbox.client.capabilities = tuple(sorted(self._capabilities))
             self._ok(mailbox.client.select(encode_folder(s.folder)), f"SELECT {s.folder}")
             validity = mailbox.client.untagged_responses.get("UIDVALIDITY", [b""])[-1]
+        except OAuthError as exc:
+            _shutdown(mailbox)
+            self._schedule_retry(f"no OAuth 2.0 access token: {exc}")
+            raise MailboxLoginFailed(f"{self._where()}: no OAuth 2.0 access token: {exc}") from None
         except MailboxLoginError as exc:
             _shutdown(mailbox)
             self._schedule_retry(f"login refused: {reply_text(exc)}")
+            if s.oauth2 is not None:
+                s.oauth2.invalidate(self._token)  # revoked or expired early: the next attempt fetches a fresh one
+                if not self._oauth_retried:  # at once, the first time: a new token is a new chance
+                    self._oauth_retried, self._retry_at = True, 0.0
+                raise MailboxLoginFailed(
+                    f"{self._where()} refused the OAuth 2.0 access token of {s.username!r} "
+                    f"({reply_text(exc)}); a fresh token will be fetched for the next attempt"
+                ) from exc
             raise MailboxLoginFailed(
                 f"{self._where()} refused the login of {s.username!r}: {reply_text(exc)}; "
                 "check the IMAP username and password"
@@ -252,6 +271,7 @@ class ImapSource:
         except _CONNECTION_ERRORS as exc:
             _shutdown(mailbox)
             raise self._lost(exc) from exc
+        self._oauth_retried = False
         uidvalidity = int(validity) if validity.isdigit() else None
         if self._uidvalidity is not None and uidvalidity != self._uidvalidity:
             log.warning("IMAP folder %s was recreated (UIDVALIDITY changed)", s.folder)
@@ -260,6 +280,21 @@ class ImapSource:
         self._mailbox = mailbox
         self._processed_checked = False
         return mailbox
+
+    def _login(self, mailbox: BaseMailBox) -> None:
+        """LOGIN with the password, or AUTHENTICATE XOAUTH2 with an access token."""
+        s = self.settings
+        if s.oauth2 is not None:
+            self._token = s.oauth2.token()
+            try:
+                mailbox.xoauth2(s.username, self._token, initial_folder=None)
+            except imaplib.IMAP4.abort:
+                raise
+            except imaplib.IMAP4.error as exc:  # imaplib raises a NO to AUTHENTICATE itself
+                raise MailboxLoginError(("NO", [str(exc).encode()]), "OK") from exc
+        else:
+            assert s.password is not None
+            mailbox.login(s.username, s.password, initial_folder=None)
 
     def _open(self) -> BaseMailBox:
         s = self.settings
