@@ -34,6 +34,8 @@ class TokenServer:
         self._access: dict[str, tuple[str, float]] = {}  # access token -> (username, expiry)
         self.issued = 0
         self.history: list[str] = []  # every access token issued: none may turn up in a log
+        self.forms: list[dict[str, str]] = []  # what each token request sent
+        self.rotate = False  # answer each refresh with a new refresh token too (Microsoft may)
         self.refused = 0  # introspections that found no live token
         self._server = ThreadingHTTPServer((HOST, 0), self._handler())
         self._server.daemon_threads = True
@@ -87,6 +89,7 @@ class TokenServer:
             return found[0]
 
     def _issue(self, form: dict[str, str]) -> tuple[int, dict]:
+        self.forms.append(form)
         if form.get("grant_type") != "refresh_token":
             return 400, {"error": "unsupported_grant_type"}
         if form.get("client_id") != CLIENT_ID or form.get("client_secret") != CLIENT_SECRET:
@@ -99,7 +102,12 @@ class TokenServer:
             self._access[token] = (username, time.monotonic() + self.lifetime)
             self.issued += 1
             self.history.append(token)
-        return 200, {"access_token": token, "token_type": "Bearer", "expires_in": self.lifetime}
+            answer = {"access_token": token, "token_type": "Bearer", "expires_in": self.lifetime}
+            if self.rotate:
+                rotated = "rt-" + secrets.token_urlsafe(16)
+                self._refresh[rotated] = self._refresh.pop(form["refresh_token"])
+                answer["refresh_token"] = rotated
+        return 200, answer
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
