@@ -327,3 +327,22 @@ def test_config_check_shows_oauth2_settings_with_the_secrets_masked(tmp_path: Pa
     assert 'token_url = "https://oauth2.googleapis.com/token"' in text
     plain = config.render(config.effective(_load(tmp_path, IMAP_SMTP)))
     assert plain.count('auth = "password"') == 2 and "refresh_token" not in plain
+
+
+@pytest.mark.parametrize("example", ["# A command", "# Or a refresh token, Gmail", "# Microsoft 365"])
+def test_the_commented_oauth2_examples_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, example: str) -> None:
+    """Each commented OAuth 2.0 block of deploy/pbem.toml, uncommented in both tables, is a valid setting."""
+    monkeypatch.setenv("PBEM_SMTP_PASSWORD", "smtp-secret")
+    text = (Path(__file__).resolve().parents[2] / "deploy" / "pbem.toml").read_text(encoding="utf-8")
+    lines = text.split(example, 1)[1].splitlines()[1:]
+    block = []
+    for line in lines:
+        if not line.startswith("#   "):
+            break
+        block.append(line[4:].replace("/etc/pbem/", f"{tmp_path}/"))
+    for name in ("oauth-client-secret", "oauth-refresh-token"):
+        (tmp_path / name).write_text("secret-value\n", encoding="utf-8")
+    imap = text.split("\n[imap]\n", 1)[1].split("\n[smtp]\n", 1)[0].replace('password_env = "PBEM_IMAP_PASSWORD"', "\n".join(block))
+    settings = parse(__import__("tomllib").loads("[imap]\n" + imap + "\n" + IMAP_SMTP[IMAP_SMTP.index("[smtp]"):]))
+    assert settings.imap is not None and settings.imap.oauth2 is not None
+    assert "secret-value" not in config.render(config.effective(settings))
