@@ -239,6 +239,7 @@ class ImapSource:
             mailbox = self._open()
         except _CONNECTION_ERRORS as exc:
             raise self._lost(exc) from exc
+        self._token = None
         try:
             self._login(mailbox)
             # Dovecot lists MOVE and UIDPLUS only after login; imap-tools cached the earlier list.
@@ -256,7 +257,7 @@ class ImapSource:
         except MailboxLoginError as exc:
             _shutdown(mailbox)
             self._schedule_retry(f"login refused: {reply_text(exc)}")
-            if s.oauth2 is not None:
+            if s.oauth2 is not None and self._token is not None:
                 s.oauth2.invalidate(self._token)  # revoked or expired early: the next attempt fetches a fresh one
                 if not self._oauth_retried:  # at once, the first time: a new token is a new chance
                     self._oauth_retried, self._retry_at = True, 0.0
@@ -264,9 +265,9 @@ class ImapSource:
                     f"{self._where()} refused the OAuth 2.0 access token of {s.username!r} "
                     f"({reply_text(exc)}); a fresh token will be fetched for the next attempt"
                 ) from exc
+            what = "the IMAP host and auth" if s.oauth2 is not None else "the IMAP username and password"
             raise MailboxLoginFailed(
-                f"{self._where()} refused the login of {s.username!r}: {reply_text(exc)}; "
-                "check the IMAP username and password"
+                f"{self._where()} refused the login of {s.username!r}: {reply_text(exc)}; check {what}"
             ) from exc
         except _CONNECTION_ERRORS as exc:
             _shutdown(mailbox)
@@ -285,6 +286,9 @@ class ImapSource:
         """LOGIN with the password, or AUTHENTICATE XOAUTH2 with an access token."""
         s = self.settings
         if s.oauth2 is not None:
+            offered = sorted(w.upper()[5:] for w in mailbox.client.capabilities if w.upper().startswith("AUTH="))
+            if "XOAUTH2" not in offered:  # no token can help: say what the server offers instead
+                raise MailboxLoginError(("NO", [f"no AUTHENTICATE XOAUTH2, only {offered}".encode()]), "OK")
             self._token = s.oauth2.token()
             try:
                 mailbox.xoauth2(s.username, self._token, initial_folder=None)
@@ -480,11 +484,6 @@ class ImapSource:
         typ, data = result[0], result[1]
         if typ != "OK":
             raise imaplib.IMAP4.error(f"{what} failed: {typ} {reply_text(data)}")
-
-
-
-
-
 
 
 def _new_mail_announced(client: imaplib.IMAP4) -> bool:

@@ -93,7 +93,7 @@ class TokenSource:
             token, lifetime = self._run() if self.command is not None else self._refresh()
             self.fetched += 1
             self._token = token
-            self._expires = self._now() + max(lifetime - MARGIN, 0.0)
+            self._expires = self._now() + lifetime - min(MARGIN, lifetime / 2)  # a short-lived one lives half
             log.info("OAuth 2.0: got a new access token from %s (valid %.0f s)", self.origin(), lifetime)
             return token
 

@@ -55,6 +55,17 @@ def test_a_token_is_kept_until_shortly_before_it_expires(server: TokenServer) ->
     assert second != first and server.issued == 2 and source.fetched == 2
 
 
+def test_a_short_lived_token_is_kept_for_half_its_life(server: TokenServer) -> None:
+    server.lifetime = 30  # shorter than the margin: still one fetch per 15 s, not one per login
+    clock = Clock()
+    source = _source(server, clock)
+    first = source.token()
+    clock.now += 14
+    assert source.token() == first
+    clock.now += 2
+    assert source.token() != first and server.issued == 2
+
+
 def test_invalidate_drops_only_the_token_that_was_refused(server: TokenServer) -> None:
     source = _source(server)
     old = source.token()
@@ -131,3 +142,23 @@ def test_secrets_stay_out_of_the_repr_and_the_xoauth2_string_is_googles() -> Non
                          refresh_token="r3fresh")
     assert "s3cret" not in repr(source) and "r3fresh" not in repr(source)
     assert xoauth2("me@example.org", "tok") == "user=me@example.org\x01auth=Bearer tok\x01\x01"
+
+
+@pytest.mark.integration
+def test_servers_without_xoauth2_are_named_as_a_setting_to_fix(mailrig) -> None:
+    """The session's rig takes passwords only: no token is fetched, and each side says what is wrong."""
+    import asyncio
+
+    from pbem.mail import smtp
+    from pbem.mail.imap import ImapSource, MailboxLoginFailed
+
+    source = TokenSource(command=f"{sys.executable} -c 'print(\"tok-never-sent\")'")
+    with ImapSource(mailrig.imap_settings(password=None, oauth2=source)) as mailbox, \
+            pytest.raises(MailboxLoginFailed) as caught:
+        mailbox.fetch()
+    assert "no AUTHENTICATE XOAUTH2" in str(caught.value) and "check the IMAP host and auth" in str(caught.value)
+    settings = mailrig.smtp_settings(username="game", oauth2=source)
+    with pytest.raises(smtp.ConfigurationFailure) as failed:
+        asyncio.run(smtp.send(settings, mailrig.address("game"), mailrig.address("alice"), b"Subject: x\r\n\r\nx\r\n"))
+    assert "does not offer AUTH XOAUTH2" in str(failed.value)
+    assert source.fetched == 0
