@@ -7,6 +7,9 @@ line, fetches a fresh token and goes on."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +21,7 @@ from pbem.db import make_engine
 from pbem.models import Move
 from tests.dovecot import RigUnavailable
 from tests.integration.daemon import DaemonProcess
+from tests.integration.waits import scaled
 from tests.mailrig import MailRig, missing_requirements
 from tests.needs import missing
 from tests.oauth_server import CLIENT_ID, CLIENT_SECRET, TokenServer
@@ -79,10 +83,22 @@ def _command_flow(tokens: TokenServer, home: Path) -> dict:
     return {"auth": "oauth2", "token_command": command}
 
 
-def _start(tokens: TokenServer, rig: MailRig, home: Path, oauth: dict) -> DaemonProcess:
+def _start(tokens: TokenServer, rig: MailRig, home: Path, oauth: dict) -> tuple[DaemonProcess, dict[str, str]]:
+    """The daemon, started with the secrets it reads from its environment (returned for the CLI)."""
     daemon = DaemonProcess(rig, home, oauth=oauth)
-    daemon.start(env={"PBEM_TEST_REFRESH_TOKEN": tokens.grant("game"), "PBEM_TEST_CLIENT_SECRET": CLIENT_SECRET})
-    return daemon
+    secrets = {"PBEM_TEST_REFRESH_TOKEN": tokens.grant("game"), "PBEM_TEST_CLIENT_SECRET": CLIENT_SECRET}
+    daemon.start(env=secrets)
+    return daemon, secrets
+
+
+def _status(daemon: DaemonProcess, secrets: dict[str, str]) -> dict:
+    """`pbem admin status --json` on the daemon's settings: it logs in to the mailbox as the daemon does."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pbem.cli", "-c", str(daemon.config), "admin", "status", "--json"],
+        capture_output=True, text=True, timeout=scaled(60), env={**os.environ, **daemon.env, **secrets},
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    return json.loads(done.stdout)
 
 
 def _newest(rig: MailRig, user: str, count: int):
@@ -99,7 +115,7 @@ def test_a_game_is_played_over_oauth2_logins(setup, tmp_path: Path, flow: str) -
     home = tmp_path / "pbem"
     oauth = _refresh_flow(tokens) if flow == "refresh_token" else _command_flow(tokens, home)
     before = _xoauth2_logins(rig)
-    daemon = _start(tokens, rig, home, oauth)
+    daemon, secrets = _start(tokens, rig, home, oauth)
     alice, bob = rig.address("alice"), rig.address("bob")
     try:
         rig.submit(alice, compose(alice, f"challenge ataxx {bob} colour=x", to=rig.address("game")))
@@ -109,6 +125,8 @@ def test_a_game_is_played_over_oauth2_logins(setup, tmp_path: Path, flow: str) -
         your_move = _newest(rig, "bob", 3)
     finally:
         assert daemon.stop() == 0, daemon.log_tail()
+    mailbox = _status(daemon, secrets)["mailbox"]
+    assert mailbox["reachable"] and "logged in as game" in mailbox["detail"], mailbox
     assert "your move" in your_move["Subject"] and "f2" in text(your_move)
     assert len(rig.messages("alice")) == 4 and len(rig.messages("bob")) == 3
     db = make_engine(daemon.database)
@@ -116,7 +134,7 @@ def test_a_game_is_played_over_oauth2_logins(setup, tmp_path: Path, flow: str) -
         assert [(m.game_id, m.ply, m.notation) for m in session.exec(select(Move)).all()] == [(1, 1, "f2")]
     db.dispose()
     assert _xoauth2_logins(rig) > before  # IMAP logged in by XOAUTH2, not by a password
-    assert tokens.issued == 1 and tokens.refused == 0  # IMAP and SMTP shared one token
+    assert tokens.issued == 2 and tokens.refused == 0  # the daemon's IMAP and SMTP shared one; status its own
     log = daemon.log.read_text(errors="replace")
     assert REFUSED not in log
     assert not any(token in log for token in tokens.history), "an access token was logged"
@@ -124,7 +142,7 @@ def test_a_game_is_played_over_oauth2_logins(setup, tmp_path: Path, flow: str) -
 
 def test_a_revoked_token_is_refused_once_and_a_fresh_one_fetched(setup, tmp_path: Path) -> None:
     tokens, rig = setup
-    daemon = _start(tokens, rig, tmp_path / "pbem", _refresh_flow(tokens))
+    daemon, _ = _start(tokens, rig, tmp_path / "pbem", _refresh_flow(tokens))
     alice, bob = rig.address("alice"), rig.address("bob")
     try:
         rig.submit(alice, compose(alice, f"challenge ataxx {bob} colour=x", to=rig.address("game")))
