@@ -73,6 +73,12 @@ class TokenServer:
         with self._lock:
             self._access.clear()
 
+    def expire(self) -> None:
+        """Every access token issued so far expires now, whatever expires_in said (clock skew,
+        a provider that shortens lifetimes): the server checks the time, the client cannot know."""
+        with self._lock:
+            self._access = {token: (user, time.monotonic() - 1) for token, (user, _) in self._access.items()}
+
     def reset(self) -> None:
         """A clean slate for the next test: no live access tokens, the counts back at zero."""
         with self._lock:

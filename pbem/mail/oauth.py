@@ -18,6 +18,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -64,7 +65,7 @@ class TokenSource:
     scope: str | None = None
     provider: Provider | None = None
     timeout: float = 30.0
-    clock: object = field(default=time.monotonic, repr=False)
+    clock: Callable[[], float] = field(default=time.monotonic, repr=False)
     _token: str | None = field(default=None, init=False, repr=False)
     _expires: float = field(default=0.0, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
@@ -117,7 +118,7 @@ class TokenSource:
         return f"the token endpoint {self.token_url}"
 
     def _now(self) -> float:
-        return self.clock()  # type: ignore[operator]
+        return self.clock()
 
     def _run(self) -> tuple[str, float]:
         assert self.command is not None

@@ -140,8 +140,10 @@ def test_a_game_is_played_over_oauth2_logins(setup, tmp_path: Path, flow: str) -
     assert not any(token in log for token in tokens.history), "an access token was logged"
 
 
-def test_a_revoked_token_is_refused_once_and_a_fresh_one_fetched(setup, tmp_path: Path) -> None:
+@pytest.mark.parametrize("how", ["revoke", "expire"])
+def test_a_revoked_or_expired_token_is_refused_once_and_a_fresh_one_fetched(setup, tmp_path: Path, how: str) -> None:
     tokens, rig = setup
+    kill = getattr(tokens, how)  # what the provider does to every token issued so far
     daemon, _ = _start(tokens, rig, tmp_path / "pbem", _refresh_flow(tokens))
     alice, bob = rig.address("alice"), rig.address("bob")
     try:
@@ -149,9 +151,9 @@ def test_a_revoked_token_is_refused_once_and_a_fresh_one_fetched(setup, tmp_path
         _newest(rig, "alice", 1)
         assert tokens.issued == 1
 
-        # SMTP: the provider revokes the token and the daemon's session is gone; the next
+        # SMTP: the provider revokes (or expires) the token and the daemon's session is gone; the next
         # session's AUTH is refused, one line says so, and a fresh token sends the mail.
-        tokens.revoke()
+        kill()
         rig.stop_smtp()
         rig.start_smtp()
         rig.submit(alice, reply_to(alice, _newest(rig, "alice", 1), "confirm"))
@@ -160,9 +162,9 @@ def test_a_revoked_token_is_refused_once_and_a_fresh_one_fetched(setup, tmp_path
         daemon.wait_log(REFUSED)
         assert tokens.issued == 2
 
-        # IMAP: revoked again, and Dovecot restarts: the login is refused once, one line, and
+        # IMAP: the same again, and Dovecot restarts: the login is refused once, one line, and
         # the next attempt logs in with a fresh token and reads the mail that came meanwhile.
-        tokens.revoke()
+        kill()
         rig.stop_imap()
         rig.start_imap()
         rig.submit(bob, reply_to(bob, _newest(rig, "bob", 1), "accept 1"))
