@@ -30,7 +30,7 @@ from pbem.mail.imap_answers import (
     reply_text,
     uid_set,
 )
-from pbem.mail.oauth import OAuthError, TokenSource
+from pbem.mail.oauth import OAuthError, TokenSource, imap_xoauth2, require_xoauth2
 from pbem.mail.source import RawMail, truncated_copy
 
 _parse_fetch = parse_fetch  # the name the transport tests know
@@ -286,16 +286,9 @@ class ImapSource:
         """LOGIN with the password, or AUTHENTICATE XOAUTH2 with an access token."""
         s = self.settings
         if s.oauth2 is not None:
-            offered = sorted(w.upper()[5:] for w in mailbox.client.capabilities if w.upper().startswith("AUTH="))
-            if "XOAUTH2" not in offered:  # no token can help: say what the server offers instead
-                raise MailboxLoginError(("NO", [f"no AUTHENTICATE XOAUTH2, only {offered}".encode()]), "OK")
+            require_xoauth2(mailbox)  # before a token is fetched: none can help a server without it
             self._token = s.oauth2.token()
-            try:
-                mailbox.xoauth2(s.username, self._token, initial_folder=None)
-            except imaplib.IMAP4.abort:
-                raise
-            except imaplib.IMAP4.error as exc:  # imaplib raises a NO to AUTHENTICATE itself
-                raise MailboxLoginError(("NO", [str(exc).encode()]), "OK") from exc
+            imap_xoauth2(mailbox, s.username, self._token)
         else:
             assert s.password is not None
             mailbox.login(s.username, s.password, initial_folder=None)

@@ -9,6 +9,7 @@ fetches a fresh one. A token is never logged and never shown in a repr.
 
 from __future__ import annotations
 
+import imaplib
 import json
 import logging
 import shlex
@@ -21,6 +22,9 @@ import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
+
+from imap_tools import BaseMailBox
+from imap_tools.errors import MailboxLoginError
 
 log = logging.getLogger(__name__)
 
@@ -187,3 +191,20 @@ def _json(body: bytes) -> dict:
 def xoauth2(username: str, token: str) -> str:
     """The SASL XOAUTH2 initial response (before base64), as Google and Microsoft define it."""
     return f"user={username}\x01auth=Bearer {token}\x01\x01"
+
+
+def require_xoauth2(mailbox: BaseMailBox) -> None:
+    """Raise MailboxLoginError, naming what the IMAP server offers, when XOAUTH2 is not among it."""
+    offered = sorted(w.upper()[5:] for w in mailbox.client.capabilities if w.upper().startswith("AUTH="))
+    if "XOAUTH2" not in offered:
+        raise MailboxLoginError(("NO", [f"no AUTHENTICATE XOAUTH2, only {offered}".encode()]), "OK")
+
+
+def imap_xoauth2(mailbox: BaseMailBox, username: str, token: str) -> None:
+    """AUTHENTICATE XOAUTH2; a refusal raises MailboxLoginError, as a refused LOGIN does."""
+    try:
+        mailbox.xoauth2(username, token, initial_folder=None)
+    except imaplib.IMAP4.abort:
+        raise
+    except imaplib.IMAP4.error as exc:  # imaplib raises a NO to AUTHENTICATE itself
+        raise MailboxLoginError(("NO", [str(exc).encode()]), "OK") from exc
