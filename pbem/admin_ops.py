@@ -56,7 +56,10 @@ def probe_mailbox(imap: ImapSettings, timeout: float) -> tuple[bool, str]:
             box = MailBoxStartTls(imap.host, imap.port, timeout=timeout, ssl_context=ssl.create_default_context())
         else:
             box = MailBoxUnencrypted(imap.host, imap.port, timeout=timeout)
-        box.login(imap.username, imap.password, initial_folder=imap.folder)
+        if imap.oauth2 is not None:  # Gmail, Microsoft 365: an access token, as the daemon logs in
+            box.xoauth2(imap.username, imap.oauth2.token(), initial_folder=imap.folder)
+        else:
+            box.login(imap.username, imap.password or "", initial_folder=imap.folder)
         box.logout()
     except Exception as exc:  # noqa: BLE001 - whatever fails, the answer is "unreachable, because ..."
         return False, f"{where}: {type(exc).__name__}: {exc}"

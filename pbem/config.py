@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, SkipValidation, ValidationErr
 from pydantic.dataclasses import dataclass
 
 from pbem.mail.imap import ImapSettings
+from pbem.mail.oauth import MICROSOFT_SCOPE, TOKEN_URLS, TokenSource
 from pbem.mail.smtp import SmtpSettings
 
 
@@ -146,6 +147,49 @@ class _Section(BaseModel):
     username: str | None = _allowed("the login name", None)
     password: str | None = Field(None, repr=False)
     timeout: Seconds = _allowed("seconds above 0, at most 600", 30.0, gt=0, le=600)
+    # OAuth 2.0 (SASL XOAUTH2), for Gmail and Microsoft 365: a token from a command, or a refresh token
+    auth: Literal["password", "oauth2"] = _allowed('"password" or "oauth2"', "password")
+    token_command: str | None = _allowed("a command that prints an access token", None, min_length=1)
+    oauth2_provider: Literal["google", "microsoft", "generic"] | None = _allowed(
+        '"google", "microsoft" or "generic"', None)
+    client_id: str | None = _allowed("the OAuth 2.0 client ID of your app registration", None, min_length=1)
+    client_secret: str | None = Field(None, repr=False)
+    refresh_token: str | None = Field(None, repr=False)
+    token_url: str | None = _allowed("an https:// URL of a token endpoint", None, pattern=r"^https?://\S+$")
+    scope: str | None = _allowed("space-separated OAuth 2.0 scopes", None, min_length=1)
+
+    def token_source(self) -> TokenSource | None:
+        """The OAuth 2.0 token source these settings ask for (None: auth by password)."""
+        flow = {"token_command": self.token_command, "oauth2_provider": self.oauth2_provider,
+                "client_id": self.client_id, "client_secret_env or client_secret_file": self.client_secret,
+                "refresh_token_env or refresh_token_file": self.refresh_token, "token_url": self.token_url,
+                "scope": self.scope}
+        given = [key for key, value in flow.items() if value is not None]
+        if self.auth == "password":
+            if given:
+                raise ValueError(f'{", ".join(given)}: only with auth = "oauth2"')
+            return None
+        if self.password is not None:
+            raise ValueError('auth = "oauth2" takes no password: leave out password_env and password_file')
+        if not self.username:
+            raise ValueError('auth = "oauth2" needs username (the mailbox address the token is for)')
+        if self.token_command is not None:
+            if self.oauth2_provider is not None or len(given) > 1:
+                raise ValueError(f"token_command comes alone, without {', '.join(k for k in given[1:])}")
+            return TokenSource(command=self.token_command, timeout=self.timeout)
+        if self.oauth2_provider is None:
+            raise ValueError('auth = "oauth2" needs token_command, or oauth2_provider with a refresh token')
+        if self.client_id is None:
+            raise ValueError(f'oauth2_provider = "{self.oauth2_provider}" needs client_id')
+        if self.refresh_token is None:
+            raise ValueError(f'oauth2_provider = "{self.oauth2_provider}" needs refresh_token_env or refresh_token_file')
+        url = self.token_url or TOKEN_URLS.get(self.oauth2_provider)
+        if url is None:
+            raise ValueError('oauth2_provider = "generic" needs token_url')
+        scope = self.scope or (MICROSOFT_SCOPE if self.oauth2_provider == "microsoft" else None)
+        return TokenSource(token_url=url, client_id=self.client_id, client_secret=self.client_secret,
+                           refresh_token=self.refresh_token, scope=scope, provider=self.oauth2_provider,
+                           timeout=self.timeout)
 
 
 class ImapSection(_Section):
@@ -166,9 +210,10 @@ class ImapSection(_Section):
     max_message_bytes: int = _allowed("a whole number of bytes, at least 1024", 4 * 256 * 1024, ge=1024)
 
     def build(self) -> ImapSettings:
-        if self.password is None:
+        source = self.token_source()
+        if source is None and self.password is None:
             raise ValueError("needs password_env or password_file")
-        return ImapSettings(self.host, **_known(ImapSettings, self.model_dump(exclude={"host"})))
+        return ImapSettings(self.host, oauth2=source, **_known(ImapSettings, self.model_dump(exclude={"host"})))
 
 
 class SmtpSection(_Section):
@@ -178,12 +223,13 @@ class SmtpSection(_Section):
     security: Literal["starttls", "tls", "none"] = _allowed('"starttls", "tls" or "none"', "starttls")
 
     def build(self) -> SmtpSettings:
-        return SmtpSettings(self.host, **_known(SmtpSettings, self.model_dump(exclude={"host"})))
+        source = self.token_source()
+        return SmtpSettings(self.host, oauth2=source, **_known(SmtpSettings, self.model_dump(exclude={"host"})))
 
 
 def _known(cls: type, values: dict[str, Any]) -> dict[str, Any]:
     """The values the mail layer's settings class takes (a newer key it lacks keeps its default)."""
-    names = {f.name for f in dataclasses.fields(cls)}
+    names = {f.name for f in dataclasses.fields(cls)} - {"oauth2"}
     return {key: value for key, value in values.items() if key in names}
 
 
@@ -204,7 +250,8 @@ def _problems(exc: ValidationError, where: str, data: dict[str, Any], fields: di
     for error in exc.errors():
         key = str(error["loc"][0]) if error["loc"] else ""
         if error["type"] in ("unexpected_keyword_argument", "extra_forbidden"):
-            known = ", ".join(name for name in fields if name not in ("imap", "smtp", "password"))
+            secret = ("imap", "smtp", "password", "client_secret", "refresh_token")
+            known = ", ".join(name for name in fields if name not in secret)
             lines.append(f"[{where}] {key} is not a setting; [{where}] knows: {known}")
             continue
         if key in data:
@@ -244,7 +291,8 @@ def _secret(section: dict[str, Any], key: str, where: str) -> dict[str, Any]:
 def _build(model: type[_Section], data: Any, where: str) -> Any:
     if not isinstance(data, dict):
         raise ConfigError(f"[{where}] must be a table of settings, not {_toml(data)}.")
-    data = _secret(data, "password", where)
+    for key in ("password", "client_secret", "refresh_token"):
+        data = _secret(data, key, where)
     try:
         section = model(**data)
     except ValidationError as exc:
@@ -266,6 +314,8 @@ def parse(data: dict[str, Any]) -> Settings:
     smtp = _build(SmtpSection, data["smtp"], "smtp") if "smtp" in data else None
     if (imap is None) != (smtp is None):
         raise ConfigError("give both [imap] and [smtp], or neither (sandbox).")
+    if imap is not None and imap.oauth2 is not None and smtp.oauth2 is not None and _same(imap.oauth2, smtp.oauth2):
+        smtp = dataclasses.replace(smtp, oauth2=imap.oauth2)  # one token (and one refresh) serves both
     server = data.get("server", {})
     if not isinstance(server, dict):
         raise ConfigError(f"[server] must be a table of settings, not {_toml(server)}.")
@@ -292,6 +342,23 @@ def load(path: str | Path | None) -> Settings:
         raise ConfigError(f"{path}: {exc}") from None
 
 
+def _same(one: TokenSource, other: TokenSource) -> bool:
+    keys = ("command", "token_url", "client_id", "client_secret", "refresh_token", "scope")
+    return all(getattr(one, key) == getattr(other, key) for key in keys)
+
+
+def _oauth2(source: TokenSource | None) -> dict[str, Any]:
+    """How a section logs in, as `effective()` shows it: secrets masked."""
+    if source is None:
+        return {"auth": "password"}
+    if source.command is not None:
+        return {"auth": "oauth2", "token_command": source.command}
+    masked = "********"
+    return {"auth": "oauth2", "oauth2_provider": source.provider, "client_id": source.client_id,
+            "client_secret": masked if source.client_secret else None, "refresh_token": masked,
+            "token_url": source.token_url, "scope": source.scope}
+
+
 def _mask_url(url: str) -> str:
     """A database URL with any password in it replaced by ***."""
     return re.sub(r"(://[^/:@]*:)[^@/]*@", r"\1***@", url)
@@ -308,6 +375,7 @@ def effective(settings: Settings) -> dict[str, dict[str, Any]]:
             values = {key: getattr(section, key) for key in vars(section) if not key.startswith("_")}
             if values.get("password") is not None:
                 values["password"] = "********"
+            values.update(_oauth2(values.pop("oauth2", None)))
             tables[name] = values
     return tables
 

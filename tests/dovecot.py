@@ -24,8 +24,20 @@ class RigUnavailable(RuntimeError):
 
 
 def dovecot_config(
-    version: str, data: Path, base_dir: Path, imap_port: int, lmtp_port: int, mail_user: str, mail_group: str
+    version: str,
+    data: Path,
+    base_dir: Path,
+    imap_port: int,
+    lmtp_port: int,
+    mail_user: str,
+    mail_group: str,
+    oauth_url: str | None = None,
 ) -> str:
+    """The rig's dovecot.conf; with `oauth_url`, XOAUTH2 and OAUTHBEARER logins are checked by
+    Dovecot's oauth2 passdb against that server's introspection endpoint (`tests.oauth_server`),
+    beside the password users."""
+    if oauth_url is not None and not version.startswith("2.3"):
+        raise RigUnavailable(f"the rig's oauth2 passdb is written for Dovecot 2.3, not {version}")
     if version.startswith("2.3"):
         text = f"""\
 protocols = imap lmtp
@@ -115,6 +127,23 @@ service lmtp {{
 """
     else:
         raise RigUnavailable(f"unsupported Dovecot version {version} (the rig knows 2.3 and 2.4)")
+    if oauth_url is not None:
+        text = text.replace("auth_mechanisms = plain login\n", "auth_mechanisms = plain login xoauth2 oauthbearer\n")
+        # The passwd-file passdb stays unfiltered: LMTP's user lookups go through it (a passdb
+        # limited to some mechanisms is skipped there), and for XOAUTH2 it simply does not match.
+        (data / "etc" / "oauth2.conf.ext").write_text(
+            f"introspection_url = {oauth_url}/introspect\n"
+            "introspection_mode = post\n"
+            "force_introspection = yes\n"
+            "username_attribute = username\n"
+            "active_attribute = active\n"
+            "active_value = true\n"
+            "timeout_msecs = 10000\n"
+        )
+        text += (
+            "passdb {\n  driver = oauth2\n  mechanisms = xoauth2 oauthbearer\n"
+            f"  args = {data}/etc/oauth2.conf.ext\n}}\n"
+        )
     anvil = ["  chroot ="] if os.geteuid() != 0 else []
     if version.startswith("2.3"):
         # No growing delay for logins from 127.0.0.1 after a test's deliberate wrong password:

@@ -83,9 +83,10 @@ def free_port() -> int:
 class MailRig:
     """Dovecot (IMAP + LMTP) and an SMTP front end on 127.0.0.1, in a private temp directory."""
 
-    def __init__(self, users: dict[str, str] | None = None, domain: str = DOMAIN) -> None:
+    def __init__(self, users: dict[str, str] | None = None, domain: str = DOMAIN, oauth_url: str | None = None) -> None:
         self.users = dict(users or USERS)
         self.domain = domain
+        self.oauth_url = oauth_url  # a tests.oauth_server: IMAP and SMTP also take XOAUTH2 logins
         self.host = HOST
         self.dir: Path | None = None
         self.imap_port = 0
@@ -320,7 +321,7 @@ class MailRig:
         else:
             mail_user, mail_group = pwd.getpwuid(os.getuid()).pw_name, grp.getgrgid(os.getgid()).gr_name
         conf = dovecot_config(
-            self.version, self.dir, base_dir, self.imap_port, self.lmtp_port, mail_user, mail_group
+            self.version, self.dir, base_dir, self.imap_port, self.lmtp_port, mail_user, mail_group, self.oauth_url
         )
         (self.dir / "etc" / "dovecot.conf").write_text(conf)
 

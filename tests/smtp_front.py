@@ -4,12 +4,16 @@ hands each accepted mail to Dovecot over LMTP."""
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import smtplib
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
+
+from tests.oauth_server import introspect
 
 if TYPE_CHECKING:
     from tests.mailrig import MailRig
@@ -29,6 +33,7 @@ class FrontEnd:
             auth_required=False,
             enable_SMTPUTF8=True,
             ident="pbem mailrig",
+            auth_exclude_mechanism=[] if rig.oauth_url else ["XOAUTH2"],
         )
 
     def start(self) -> None:
@@ -47,6 +52,28 @@ class FrontEnd:
         if ok:
             return AuthResult(success=True, auth_data=auth_data)
         # handled=False makes aiosmtpd send "535 ... credentials invalid"; the default sends nothing.
+        return AuthResult(success=False, handled=False)
+
+    async def auth_XOAUTH2(self, server: SMTP, args: list[str]) -> AuthResult:  # noqa: N802 - aiosmtpd's name
+        """SASL XOAUTH2: the bearer token is checked at the rig's introspection endpoint, as Dovecot does."""
+        if len(args) > 1:
+            try:
+                blob = base64.b64decode(args[1], validate=True)
+            except binascii.Error:
+                return AuthResult(success=False, handled=False)
+        else:
+            answer = await server.challenge_auth("")
+            if not isinstance(answer, bytes):
+                return AuthResult(success=False, handled=True)  # aiosmtpd answered already
+            blob = answer
+        fields = dict(part.split("=", 1) for part in blob.decode(errors="replace").split("\x01") if "=" in part)
+        user, bearer = fields.get("user", ""), fields.get("auth", "")
+        if not bearer.startswith("Bearer ") or self.rig.oauth_url is None:
+            return AuthResult(success=False, handled=False)
+        loop = asyncio.get_running_loop()
+        owner = await loop.run_in_executor(None, introspect, self.rig.oauth_url, bearer[len("Bearer ") :])
+        if owner is not None and owner == user.split("@")[0].lower():
+            return AuthResult(success=True, auth_data=LoginPassword(user.encode(), b""))
         return AuthResult(success=False, handled=False)
 
     async def handle_MAIL(

@@ -30,6 +30,7 @@ from pbem.mail.imap_answers import (
     reply_text,
     uid_set,
 )
+from pbem.mail.oauth import OAuthError, TokenSource, imap_xoauth2, require_xoauth2
 from pbem.mail.source import RawMail, truncated_copy
 
 _parse_fetch = parse_fetch  # the name the transport tests know
@@ -69,7 +70,9 @@ class ImapSettings:
     _: KW_ONLY
     port: int = 993
     username: str
-    password: str = field(repr=False)
+    password: str | None = field(default=None, repr=False)
+    oauth2: TokenSource | None = field(default=None, repr=False, compare=False)
+    """Log in with SASL XOAUTH2 and this source's access tokens instead of the password."""
     security: Security = "tls"
     folder: str = "INBOX"
     processed_folder: str | None = "Processed"
@@ -88,6 +91,8 @@ class ImapSettings:
             raise ValueError("the processed folder must differ from the folder that is read")
         if self.poll_interval <= 0 or self.timeout <= 0:
             raise ValueError("poll_interval and timeout must be positive")
+        if (self.password is None) == (self.oauth2 is None):
+            raise ValueError("give the IMAP password or an OAuth 2.0 token source, not both or neither")
         if self.max_message_bytes < 1024:
             raise ValueError(f"max_message_bytes must be at least 1024, not {self.max_message_bytes}")
 
@@ -123,6 +128,8 @@ class ImapSource:
         self._retry_at = 0.0
         self._last_error = ""
         self._last_uid = 0
+        self._token: str | None = None  # the OAuth 2.0 access token of the last login, if any
+        self._oauth_retried = False  # a refused token was followed by an immediate retry
 
     # -- MailSource -------------------------------------------------------------------------------
 
@@ -232,8 +239,9 @@ class ImapSource:
             mailbox = self._open()
         except _CONNECTION_ERRORS as exc:
             raise self._lost(exc) from exc
+        self._token = None
         try:
-            mailbox.login(s.username, s.password, initial_folder=None)
+            self._login(mailbox)
             # Dovecot lists MOVE and UIDPLUS only after login; imap-tools cached the earlier list.
             typ, data = mailbox.client.capability()
             self._ok((typ, data), "CAPABILITY")
@@ -242,16 +250,29 @@ class ImapSource:
             mailbox.client.capabilities = tuple(sorted(self._capabilities))
             self._ok(mailbox.client.select(encode_folder(s.folder)), f"SELECT {s.folder}")
             validity = mailbox.client.untagged_responses.get("UIDVALIDITY", [b""])[-1]
+        except OAuthError as exc:
+            _shutdown(mailbox)
+            self._schedule_retry(f"no OAuth 2.0 access token: {exc}")
+            raise MailboxLoginFailed(f"{self._where()}: no OAuth 2.0 access token: {exc}") from None
         except MailboxLoginError as exc:
             _shutdown(mailbox)
             self._schedule_retry(f"login refused: {reply_text(exc)}")
+            if s.oauth2 is not None and self._token is not None:
+                s.oauth2.invalidate(self._token)  # revoked or expired early: the next attempt fetches a fresh one
+                if not self._oauth_retried:  # at once, the first time: a new token is a new chance
+                    self._oauth_retried, self._retry_at = True, 0.0
+                raise MailboxLoginFailed(
+                    f"{self._where()} refused the OAuth 2.0 access token of {s.username!r} "
+                    f"({reply_text(exc)}); a fresh token will be fetched for the next attempt"
+                ) from exc
+            what = "the IMAP host and auth" if s.oauth2 is not None else "the IMAP username and password"
             raise MailboxLoginFailed(
-                f"{self._where()} refused the login of {s.username!r}: {reply_text(exc)}; "
-                "check the IMAP username and password"
+                f"{self._where()} refused the login of {s.username!r}: {reply_text(exc)}; check {what}"
             ) from exc
         except _CONNECTION_ERRORS as exc:
             _shutdown(mailbox)
             raise self._lost(exc) from exc
+        self._oauth_retried = False
         uidvalidity = int(validity) if validity.isdigit() else None
         if self._uidvalidity is not None and uidvalidity != self._uidvalidity:
             log.warning("IMAP folder %s was recreated (UIDVALIDITY changed)", s.folder)
@@ -260,6 +281,17 @@ class ImapSource:
         self._mailbox = mailbox
         self._processed_checked = False
         return mailbox
+
+    def _login(self, mailbox: BaseMailBox) -> None:
+        """LOGIN with the password, or AUTHENTICATE XOAUTH2 with an access token."""
+        s = self.settings
+        if s.oauth2 is not None:
+            require_xoauth2(mailbox)  # before a token is fetched: none can help a server without it
+            self._token = s.oauth2.token()
+            imap_xoauth2(mailbox, s.username, self._token)
+        else:
+            assert s.password is not None
+            mailbox.login(s.username, s.password, initial_folder=None)
 
     def _open(self) -> BaseMailBox:
         s = self.settings
@@ -445,11 +477,6 @@ class ImapSource:
         typ, data = result[0], result[1]
         if typ != "OK":
             raise imaplib.IMAP4.error(f"{what} failed: {typ} {reply_text(data)}")
-
-
-
-
-
 
 
 def _new_mail_announced(client: imaplib.IMAP4) -> bool:

@@ -6,6 +6,8 @@ exception, so a message with several recipients could fail silently for some of 
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import ssl
 from dataclasses import dataclass, field
 from typing import Literal
@@ -13,6 +15,9 @@ from typing import Literal
 import aiosmtplib
 
 from pbem.mail.headers import ascii_address
+from pbem.mail.oauth import OAuthError, TokenSource
+
+log = logging.getLogger(__name__)
 
 Security = Literal["starttls", "tls", "none"]
 
@@ -30,11 +35,16 @@ class SmtpSettings:
     username: str | None = None
     password: str | None = field(default=None, repr=False)
     timeout: float = 30.0
+    oauth2: TokenSource | None = field(default=None, repr=False, compare=False)
+    """Log in with SASL XOAUTH2 and this source's access tokens instead of the password."""
 
     def __post_init__(self) -> None:
         if self.security not in ("starttls", "tls", "none"):
             raise ValueError(f"SMTP security must be 'starttls', 'tls' or 'none', not {self.security!r}")
-        if (self.username is None) != (self.password is None):
+        if self.oauth2 is not None:
+            if self.username is None or self.password is not None:
+                raise ValueError("OAuth 2.0 needs the SMTP username, and no password")
+        elif (self.username is None) != (self.password is None):
             raise ValueError("set both the SMTP username and password, or neither")
         if self.timeout <= 0:
             raise ValueError("the SMTP timeout must be positive")
@@ -148,8 +158,14 @@ async def _open(settings: SmtpSettings, where: str) -> aiosmtplib.SMTP:
     try:
         if settings.security == "starttls":
             await client.starttls()
-        if settings.username is not None and settings.password is not None:
+        if settings.oauth2 is not None:
+            await _xoauth2(client, settings, where)
+        elif settings.username is not None and settings.password is not None:
             await client.login(settings.username, settings.password)
+    except OAuthError as exc:
+        client.close()
+        failure = TemporaryFailure if exc.temporary else ConfigurationFailure
+        raise failure(None, f"{where}: no OAuth 2.0 access token: {exc}") from None
     except aiosmtplib.SMTPResponseException as exc:
         client.close()
         raise classify(exc.code, exc.message) from exc
@@ -161,6 +177,35 @@ async def _open(settings: SmtpSettings, where: str) -> aiosmtplib.SMTP:
         client.close()
         raise ConfigurationFailure(None, f"{where}: {_detail(exc)}") from exc
     return client
+
+
+async def _xoauth2(client: aiosmtplib.SMTP, settings: SmtpSettings, where: str) -> None:
+    """AUTH XOAUTH2; a refused token (revoked, expired early) is dropped and a fresh one tried once."""
+    source, username = settings.oauth2, settings.username
+    assert source is not None and username is not None
+    if client.is_ehlo_or_helo_needed:
+        await client.ehlo()
+    if "xoauth2" not in client.server_auth_methods:
+        raise aiosmtplib.SMTPException(f"{where} does not offer AUTH XOAUTH2 (it offers: "
+                                       f"{' '.join(client.server_auth_methods) or 'no AUTH'})")
+    token = await asyncio.to_thread(source.token)
+    try:
+        await client.auth_xoauth2(username, token)
+        return
+    except aiosmtplib.SMTPAuthenticationError as exc:
+        if exc.code not in _AUTH_CODES:
+            raise
+        if source.invalidate(token):  # one line, though several sessions may hit the same old token
+            log.warning(
+                "%s refused the OAuth 2.0 access token of %r (%s %s); fetching a fresh token",
+                where, username, exc.code, exc.message,
+            )
+    token = await asyncio.to_thread(source.token)
+    try:
+        await client.auth_xoauth2(username, token)
+    except aiosmtplib.SMTPAuthenticationError:
+        source.invalidate(token)  # refused even fresh: the next round asks again, in case it was the server
+        raise
 
 
 async def _deliver(client: aiosmtplib.SMTP, where: str, sender: str, recipient: str, data: bytes) -> str:

@@ -51,7 +51,10 @@ class DaemonProcess:
         database_url: str | None = None,
         extra_server: dict | None = None,
         extra_imap: dict | None = None,
+        oauth: dict | None = None,
     ) -> None:
+        """`oauth`: settings written into both [imap] and [smtp] instead of the IMAP password
+        (auth = "oauth2" and its token source); the SMTP login then names the user too."""
         DaemonProcess.created.append(self)
         self.rig = rig
         self.started_at = 0.0  # time.monotonic() of the last start
@@ -63,6 +66,10 @@ class DaemonProcess:
         self.log = home / "daemon.log"
         self.proc: subprocess.Popen | None = None
         home.mkdir(parents=True, exist_ok=True)
+        login, smtp_login = 'password_env = "PBEM_TEST_IMAP_PASSWORD"', ""
+        if oauth is not None:
+            login = "".join(f"{key} = {_toml(value)}\n" for key, value in oauth.items())
+            smtp_login = 'username = "game"\n' + login
         self.config.write_text(
             f"""[server]
 address = "game@{rig.domain}"
@@ -75,13 +82,14 @@ outbox_interval = 0.5
 host = "127.0.0.1"
 port = {rig.imap_port}
 username = "game"
-password_env = "PBEM_TEST_IMAP_PASSWORD"
+{login}
 security = "none"
 {"".join(f"{key} = {_toml(value)}{chr(10)}" for key, value in {"poll_interval": 1.0, **(extra_imap or {})}.items())}
 [smtp]
 host = "127.0.0.1"
 port = {rig.smtp_port}
 security = "none"
+{smtp_login}
 """,
             encoding="utf-8",
         )

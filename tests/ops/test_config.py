@@ -233,3 +233,116 @@ def test_config_check_prints_masked_settings_or_the_problem(tmp_path: Path) -> N
     assert 'reminders = "48"' in done.stderr
     sandbox = _pbem("config", "check", env_extra={"PBEM_HOME": str(tmp_path)})
     assert sandbox.returncode == 0 and 'address = "pbem@sandbox.test"' in sandbox.stdout
+
+
+GMAIL = """
+[imap]
+host = "imap.gmail.com"
+username = "games@example.org"
+auth = "oauth2"
+oauth2_provider = "google"
+client_id = "1234.apps.googleusercontent.com"
+client_secret_env = "PBEM_TEST_CLIENT_SECRET"
+refresh_token_env = "PBEM_TEST_REFRESH_TOKEN"
+[smtp]
+host = "smtp.gmail.com"
+username = "games@example.org"
+auth = "oauth2"
+oauth2_provider = "google"
+client_id = "1234.apps.googleusercontent.com"
+client_secret_env = "PBEM_TEST_CLIENT_SECRET"
+refresh_token_env = "PBEM_TEST_REFRESH_TOKEN"
+"""
+
+
+@pytest.fixture
+def _oauth_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PBEM_TEST_CLIENT_SECRET", "client-secret-value")
+    monkeypatch.setenv("PBEM_TEST_REFRESH_TOKEN", "refresh-token-value")
+
+
+@pytest.mark.usefixtures("_oauth_secrets")
+def test_oauth2_settings_build_one_token_source_for_imap_and_smtp(tmp_path: Path) -> None:
+    settings = _load(tmp_path, GMAIL)
+    assert settings.imap is not None and settings.smtp is not None
+    source = settings.imap.oauth2
+    assert source is not None and settings.smtp.oauth2 is source  # one token, one refresh, for both
+    assert (source.token_url, source.client_secret, source.refresh_token, source.scope) == (
+        "https://oauth2.googleapis.com/token", "client-secret-value", "refresh-token-value", None
+    )
+    assert settings.imap.password is None
+    microsoft = _load(tmp_path, GMAIL.replace('"google"', '"microsoft"'))
+    assert microsoft.imap is not None and microsoft.imap.oauth2 is not None
+    assert microsoft.imap.oauth2.token_url == "https://login.microsoftonline.com/common/oauth2/v2.0/token"
+    assert "offline_access" in (microsoft.imap.oauth2.scope or "")
+    command = _load(tmp_path, IMAP_SMTP.replace('password_env = "PBEM_TEST_IMAP_PASSWORD"',
+                                                'auth = "oauth2"\ntoken_command = "secret-tool lookup pbem imap"'))
+    assert command.imap is not None and command.imap.oauth2 is not None
+    assert command.imap.oauth2.command == "secret-tool lookup pbem imap" and command.smtp is not None
+    assert command.smtp.oauth2 is None and command.smtp.password == "smtp-secret"
+
+
+WRONG_OAUTH = [
+    ('refresh_token_env = "PBEM_TEST_REFRESH_TOKEN"', 'refresh_token = "inline"',
+     ["refresh_token must not be written inline", "refresh_token_env"]),
+    ('client_secret_env = "PBEM_TEST_CLIENT_SECRET"', 'client_secret = "inline"',
+     ["client_secret must not be written inline"]),
+    ('auth = "oauth2"', 'auth = "oauth"', ['auth = "oauth"', '"password" or "oauth2"']),
+    ('auth = "oauth2"\n', "", ["only with auth = \"oauth2\""]),
+    ('oauth2_provider = "google"', 'oauth2_provider = "yahoo"', ['"google", "microsoft" or "generic"']),
+    ('oauth2_provider = "google"', 'oauth2_provider = "generic"', ['"generic" needs token_url']),
+    ('oauth2_provider = "google"\n', "", ["needs token_command, or oauth2_provider"]),
+    ('client_id = "1234.apps.googleusercontent.com"\n', "", ["needs client_id"]),
+    ('refresh_token_env = "PBEM_TEST_REFRESH_TOKEN"\n', "", ["needs refresh_token_env or refresh_token_file"]),
+    ('refresh_token_env = "PBEM_TEST_REFRESH_TOKEN"', 'refresh_token_env = "PBEM_TEST_UNSET_VARIABLE"',
+     ["refresh_token_env", "PBEM_TEST_UNSET_VARIABLE"]),
+    ('auth = "oauth2"', 'auth = "oauth2"\npassword_env = "PBEM_TEST_IMAP_PASSWORD"', ["takes no password"]),
+    ('auth = "oauth2"', 'auth = "oauth2"\ntoken_command = "helper"', ["token_command comes alone"]),
+    ('oauth2_provider = "google"', 'oauth2_provider = "google"\ntoken_url = "ftp://x"', ["token_url", "https://"]),
+    ('oauth2_provider = "google"', 'oauth2_provider = "google"\ntoken_url = "http://tokens.example.org/t"',
+     ["https:// URL"]),
+]
+
+
+@pytest.mark.usefixtures("_oauth_secrets")
+@pytest.mark.parametrize(("old", "new", "words"), WRONG_OAUTH, ids=[new or f"no {old}" for old, new, _ in WRONG_OAUTH])
+def test_a_wrong_oauth2_setting_is_named(tmp_path: Path, old: str, new: str, words: list[str]) -> None:
+    imap, smtp = GMAIL.split("[smtp]")
+    assert old in imap
+    with pytest.raises(ConfigError) as caught:
+        _load(tmp_path, imap.replace(old, new, 1) + "[smtp]" + smtp)
+    message = str(caught.value)
+    assert "[imap]" in message
+    assert "client-secret-value" not in message and "refresh-token-value" not in message
+    for word in words:
+        assert word in message
+
+
+@pytest.mark.usefixtures("_oauth_secrets")
+def test_config_check_shows_oauth2_settings_with_the_secrets_masked(tmp_path: Path) -> None:
+    text = config.render(config.effective(_load(tmp_path, GMAIL)))
+    assert "client-secret-value" not in text and "refresh-token-value" not in text
+    assert text.count('auth = "oauth2"') == 2 and text.count('oauth2_provider = "google"') == 2
+    assert text.count('refresh_token = "********"') == 2 and text.count('client_secret = "********"') == 2
+    assert 'token_url = "https://oauth2.googleapis.com/token"' in text
+    plain = config.render(config.effective(_load(tmp_path, IMAP_SMTP)))
+    assert plain.count('auth = "password"') == 2 and "refresh_token" not in plain
+
+
+@pytest.mark.parametrize("example", ["# A command", "# Or a refresh token, Gmail", "# Microsoft 365"])
+def test_the_commented_oauth2_examples_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, example: str) -> None:
+    """Each commented OAuth 2.0 block of deploy/pbem.toml, uncommented in both tables, is a valid setting."""
+    monkeypatch.setenv("PBEM_SMTP_PASSWORD", "smtp-secret")
+    text = (Path(__file__).resolve().parents[2] / "deploy" / "pbem.toml").read_text(encoding="utf-8")
+    lines = text.split(example, 1)[1].splitlines()[1:]
+    block = []
+    for line in lines:
+        if not line.startswith("#   "):
+            break
+        block.append(line[4:].replace("/etc/pbem/", f"{tmp_path}/"))
+    for name in ("oauth-client-secret", "oauth-refresh-token"):
+        (tmp_path / name).write_text("secret-value\n", encoding="utf-8")
+    imap = text.split("\n[imap]\n", 1)[1].split("\n[smtp]\n", 1)[0].replace('password_env = "PBEM_IMAP_PASSWORD"', "\n".join(block))
+    settings = parse(__import__("tomllib").loads("[imap]\n" + imap + "\n" + IMAP_SMTP[IMAP_SMTP.index("[smtp]"):]))
+    assert settings.imap is not None and settings.imap.oauth2 is not None
+    assert "secret-value" not in config.render(config.effective(settings))
