@@ -12,14 +12,25 @@ import dataclasses
 import os
 import re
 import tomllib
+from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SkipValidation, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SkipValidation,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 from pydantic.dataclasses import dataclass
 
+from pbem.mail.headers import ascii_address
 from pbem.mail.imap import ImapSettings
 from pbem.mail.oauth import MICROSOFT_SCOPE, TOKEN_URLS, TokenSource
+from pbem.mail.signing import DEFAULT_HEADERS, DkimSigner, read_key
 from pbem.mail.smtp import SmtpSettings
 
 
@@ -47,6 +58,8 @@ def _allowed(text: str, default: Any = ..., **constraints: Any) -> Any:
 Seconds = Annotated[float, Field(allow_inf_nan=False)]
 Hours = Annotated[float, Field(gt=0, le=30 * 24, allow_inf_nan=False)]
 Port = Annotated[int, Field(ge=1, le=65535)]
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_DNS_NAME = rf"^{_LABEL}(?:\.{_LABEL})*$"
 _STRICT = ConfigDict(extra="forbid", strict=True, arbitrary_types_allowed=True)
 
 
@@ -109,6 +122,53 @@ class Settings:
     templates_dir: Annotated[Path, Field(strict=False)] | None = _allowed(
         "an existing directory of mail templates (leave it out: the packaged ones)", None
     )
+    # DKIM (pbem.mail.signing), for a server that sends directly: off unless both dkim_selector
+    # and dkim_key_file are given; then every mail is signed once, as it is queued
+    dkim_selector: str | None = _allowed('a DNS label such as "pbem1", with dkim_key_file', None, pattern=_DNS_NAME)
+    dkim_domain: str | None = _allowed(
+        "a domain name in ASCII, e.g. example.org (leave it out: the address's domain)", None, pattern=_DNS_NAME
+    )
+    dkim_headers: Annotated[tuple[str, ...], Field(strict=False, min_length=1, max_length=40)] = _allowed(
+        'a list of header names that holds "From"', DEFAULT_HEADERS
+    )
+    dkim_key_file: Annotated[Path, Field(strict=False)] | None = _allowed(
+        "a PEM file with an RSA private key of at least 1024 bits (openssl genrsa), with dkim_selector",
+        None, validate_default=True,
+    )
+
+    @field_validator("dkim_headers")
+    @classmethod
+    def _signable(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not all(re.fullmatch(r"[!-9;-~]+", name) for name in value):
+            raise ValueError("not a header name")
+        if "from" not in {name.lower() for name in value}:
+            raise ValueError("From must be signed")
+        return value
+
+    @field_validator("dkim_key_file")
+    @classmethod
+    def _key_works(cls, value: Path | None, info: ValidationInfo) -> Path | None:
+        """A key that cannot sign stops the start here, with the reason, not every mail later."""
+        selector = info.data.get("dkim_selector")
+        if value is None:
+            if selector is not None:
+                raise ValueError("needed with dkim_selector")
+            return None
+        if "dkim_selector" in info.data and selector is None:
+            raise ValueError("dkim_selector is missing")
+        read_key(value)
+        return value
+
+    def __post_init__(self) -> None:
+        _ = self.dkim  # read the key now, at start: not at the first mail
+
+    @cached_property
+    def dkim(self) -> DkimSigner | None:
+        """Who signs our mails, read once (None: they go unsigned, byte for byte as before)."""
+        if self.dkim_key_file is None or self.dkim_selector is None:
+            return None
+        domain = self.dkim_domain or ascii_address("pbem@" + self.domain).partition("@")[2]
+        return DkimSigner(self.dkim_selector, domain, read_key(self.dkim_key_file), self.dkim_headers)
 
     @field_validator("templates_dir")
     @classmethod
@@ -262,7 +322,8 @@ def _problems(exc: ValidationError, where: str, data: dict[str, Any], fields: di
             shown = key
         info = fields.get(key)
         allowed = getattr(info, "description", None) or error["msg"]
-        lines.append(f"[{where}] {shown}: allowed: {allowed}")
+        reason = error.get("ctx", {}).get("error") if error["type"] == "value_error" else None
+        lines.append(f"[{where}] {shown}: allowed: {allowed}" + (f" ({reason})" if reason else ""))
     return lines
 
 
@@ -322,6 +383,8 @@ def parse(data: dict[str, Any]) -> Settings:
     for key in ("imap", "smtp"):
         if key in server:
             raise ConfigError(f"[server] {key} is not a setting; write an [{key}] table.")
+    if "dkim_key" in server:  # a private key is a secret like a password: files get copied and shown
+        raise ConfigError("[server] dkim_key must not be written inline; use dkim_key_file.")
     try:
         return Settings(imap=imap, smtp=smtp, **server)
     except ValidationError as exc:
@@ -368,6 +431,8 @@ def effective(settings: Settings) -> dict[str, dict[str, Any]]:
     """The settings in force, table by table, with secrets masked (for `pbem config check`)."""
     server = {name: getattr(settings, name) for name in Settings.__pydantic_fields__ if name not in ("imap", "smtp")}
     server["database_url"] = _mask_url(settings.db_url)
+    if settings.dkim is not None:
+        server["dkim_domain"] = settings.dkim.domain
     tables: dict[str, dict[str, Any]] = {"server": server}
     for name in ("imap", "smtp"):
         section = getattr(settings, name)

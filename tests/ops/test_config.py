@@ -346,3 +346,17 @@ def test_the_commented_oauth2_examples_load(tmp_path: Path, monkeypatch: pytest.
     settings = parse(__import__("tomllib").loads("[imap]\n" + imap + "\n" + IMAP_SMTP[IMAP_SMTP.index("[smtp]"):]))
     assert settings.imap is not None and settings.imap.oauth2 is not None
     assert "secret-value" not in config.render(config.effective(settings))
+
+
+@pytest.mark.parametrize("command", [["serve"], ["config", "check"]], ids=" ".join)
+def test_a_wrong_dkim_key_file_stops_serve_and_config_check(tmp_path: Path, command: list[str]) -> None:
+    key = tmp_path / "dkim.pem"
+    key.write_text("ssh-rsa AAAA not a private key\n", encoding="utf-8")
+    path = tmp_path / "pbem.toml"
+    path.write_text(f'[server]\nhome = "{tmp_path}"\ndkim_selector = "pbem1"\ndkim_key_file = "{key}"\n', encoding="utf-8")
+    done = _pbem("-c", str(path), *command)
+    assert done.returncode == 1, done
+    lines = [line for line in done.stderr.splitlines() if line.strip() and "pbem starting" not in line]
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert f'[server] dkim_key_file = "{key}"' in lines[0] and "no unencrypted RSA private key" in lines[0]
+    assert not (tmp_path / "pbem.sqlite3").exists()
