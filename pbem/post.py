@@ -4,7 +4,8 @@ Each mail is rendered once, here, from its letters (the data the commands, the c
 the admin chose through `pbem.notify`): the sections' templates, the subject of the
 first, the `[pbem #N]` tag of the game it shows and the sender's token, the thread of
 the recipient's earlier mails about that game, and the game records the letters ask
-for. The row holds the final bytes, so a retry sends the very same mail.
+for. The row holds the final bytes (DKIM-signed here when configured), so a retry sends the
+very same mail.
 """
 
 from __future__ import annotations
@@ -155,6 +156,8 @@ def queue(
         answers=letters[0].reply,  # an answer to their mail; a notice, a reminder, a digest is not one
         feedback_id=outbound.feedback_id(letters[0].template.removesuffix(".txt"), settings.domain),
     )
+    if settings.dkim is not None:  # signed once: every retry sends these very bytes
+        data = settings.dkim.sign(data)
     row = Outbox(
         message_id=message_id,
         recipient=player.address,
