@@ -12,8 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import dkim
-
 #: The headers signed unless told otherwise: those a reader sees or a client acts on. A header
 #: listed but absent from a mail is signed as absent, so nobody can add it on the way.
 DEFAULT_HEADERS: tuple[str, ...] = (
@@ -39,6 +37,8 @@ class DkimSigner:
 
     def sign(self, message: bytes) -> bytes:
         """`message` with a DKIM-Signature header in front (CRLF, as the mail's own lines)."""
+        import dkim  # imported only where DKIM is configured: dkimpy loads dnspython, half a second
+
         signature = dkim.sign(
             message, self.selector.encode("ascii"), self.domain.encode("ascii"), self.key,
             canonicalize=(b"relaxed", b"relaxed"), include_headers=[h.encode("ascii") for h in self.headers],
@@ -52,6 +52,8 @@ def read_key(path: Path) -> bytes:
 
     Raises ValueError with the reason (unreadable, no RSA private key in PEM, too short), so a
     wrong file stops the daemon at start rather than every mail it sends."""
+    import dkim
+
     try:
         data = path.read_bytes()
     except OSError as exc:
