@@ -105,3 +105,15 @@ def test_the_signer_is_read_once_with_the_address_domain_by_default(keys) -> Non
     assert 'dkim_domain = "xn--exmple-cua.org"' in shown and f'dkim_key_file = "{path}"' in shown
     assert b"PRIVATE" not in shown.encode() and "BEGIN" not in shown
     assert "private" not in repr(settings.dkim).lower()
+
+
+def test_the_commented_dkim_example_loads(keys, tmp_path: Path) -> None:
+    """The commented DKIM lines of deploy/pbem.toml, uncommented, are valid settings that sign."""
+    text = (Path(__file__).resolve().parents[2] / "deploy" / "pbem.toml").read_text(encoding="utf-8")
+    lines = [line[2:] for line in text.splitlines() if line.startswith("# dkim_")]
+    assert [line.split(" ")[0] for line in lines] == ["dkim_selector", "dkim_key_file", "dkim_domain", "dkim_headers"]
+    (tmp_path / "dkim.pem").write_bytes(keys["pkcs1"][0].read_bytes())
+    server = __import__("tomllib").loads("\n".join(lines).replace("/etc/pbem/", f"{tmp_path}/"))
+    settings = parse({"server": {"address": "games@example.org", **server}})
+    assert settings.dkim is not None and settings.dkim.domain == "example.org"
+    assert settings.dkim.sign(MAIL).startswith(b"DKIM-Signature: ")
