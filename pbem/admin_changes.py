@@ -121,7 +121,7 @@ def admin_cancel(ctx: click.Context, game_id: int, reason: str, by: str) -> None
 @by_option
 @click.pass_context
 def admin_resend(ctx: click.Context, game_id: int, reason: str, by: str) -> None:
-    """Send the current board of a game to both players again (e.g. after a lost mail)."""
+    """Send the current board of a game to both players again (after a lost mail, say)."""
 
     def change(session: Session, game: Game) -> str:
         audit.record(session, by, "resend", now(), detail=f"board at ply {game.ply}", reason=reason, game=game)

@@ -40,7 +40,7 @@ COMMANDS: dict[Callable[[], None], dict[str, str]] = {
         "bots": "Switch the bots off (challenges to a bot are refused, games with one wait) or on again.",
         "cancel": "Call off a game in progress: no result, no rating change; both players are told.",
         "extend": "Give the player on move more time; both players get the new deadline by mail.",
-        "resend": "Send the current board of a game to both players again (e.g.",
+        "resend": "Send the current board of a game to both players again (after a lost mail, say).",
         "unban": "Lift a ban.",
         "undo": "Take back the last PLIES moves (default 1) of a game in progress; both players get the new board.",
     },
@@ -52,7 +52,7 @@ COMMANDS: dict[Callable[[], None], dict[str, str]] = {
                  "change.",
         "player": "Show one player: games (the newest 50 unless told otherwise), ratings, recent mails, admin changes.",
         "players": "List the players: the newest 50 unless told otherwise, newest last; dates filter by registration.",
-        "ratings": "The Glicko-2 rating list of one game type, e.g.",
+        "ratings": "The Glicko-2 rating list of one game type, such as ataxx.",
         "stats": "Per game type: finished games, wins by side and draws; and the service's counts.",
     },
     _mail: {

@@ -351,7 +351,7 @@ def admin_export(ctx: click.Context, game_id: int, output: str | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_context
 def admin_ratings(ctx: click.Context, kind: str, as_json: bool) -> None:
-    """The Glicko-2 rating list of one game type, e.g. ataxx."""
+    """The Glicko-2 rating list of one game type, such as ataxx."""
     kind = _kind(kind)
     with Session(database(ctx)) as session:
         rows = ratings.table(session, kind)

@@ -67,7 +67,7 @@ def quarantine_show(ctx: click.Context, row_id: int) -> None:
 @click.argument("row_id", type=int)
 @click.pass_context
 def quarantine_retry(ctx: click.Context, row_id: int) -> None:
-    """Process a quarantined message again (e.g. after a fix); the daemon sends the replies.
+    """Process a quarantined message again (after a fix, say); the daemon sends the replies.
 
     A retry that fails again leaves the message quarantined, with the new error."""
     from pbem.service import Service

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from typing import Any
 
 import click
-from click.utils import make_default_short_help
 
 Loader = Callable[[], "click.Command | None"]  # returns the command, or adds it to the group itself
 
@@ -40,7 +39,9 @@ class LazyGroup(click.Group):
         for name in names:
             command = self.commands.get(name)
             if command is None:
-                rows.append((name, make_default_short_help(self.lazy[name][1], limit)))
+                # Shortened as click shortens a command's own help (its rule differs between
+                # versions: click 8.5 reads "e.g. after" as one sentence, 8.4 stops at "e.g.").
+                rows.append((name, click.Command(name, help=self.lazy[name][1]).get_short_help_str(limit)))
             elif not command.hidden:
                 rows.append((name, command.get_short_help_str(limit)))
         with formatter.section("Commands"):
