@@ -1,8 +1,10 @@
-"""The shape of the code: layers with one direction, and no import cycle anywhere in pbem/.
+"""The shape of the code: folders that are the layers, layers with one direction, no import cycle.
 
-import-linter checks the layers (the contracts are in pyproject.toml; CI runs them too);
-this test also walks every import, at module level, inside functions and under
-TYPE_CHECKING, and finds no cycle, which sibling modules of one layer could still form.
+import-linter checks the layers (the contracts are in pyproject.toml; CI runs them too); the
+contracts name packages only, and every module lives in one, so where a file is put says what it
+may import. This test also walks every import of pbem, the engine and the bots, at module level,
+inside functions and under TYPE_CHECKING, and finds no cycle, which modules of one package
+could still form.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import ast
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -18,13 +21,17 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+#: The folders of the checkout and the names they install as (pyproject.toml's package-dir).
+PACKAGES = {"pbem": "pbem", "engine": "pbem_engine", "bots": "pbem_bots"}
+
+
 def _modules() -> dict[str, Path]:
     found = {}
-    for path in (ROOT / "pbem").rglob("*.py"):
-        if "migrations" in path.parts:
-            continue
-        name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
-        found[name.removesuffix(".__init__")] = path
+    for folder, package in PACKAGES.items():
+        for path in (ROOT / folder).rglob("*.py"):
+            parts = path.relative_to(ROOT / folder).with_suffix("").parts
+            name = ".".join((package, *parts))
+            found[name.removesuffix(".__init__")] = path
     return found
 
 
@@ -85,11 +92,41 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def test_pbem_has_no_import_cycle_even_inside_functions() -> None:
+def test_no_import_cycle_anywhere_even_inside_functions() -> None:
     modules = _modules()
     graph = {name: _imports(name, path, modules) for name, path in modules.items()}
-    assert len(graph) > 30  # the walk found the package
+    assert {name.split(".")[0] for name in graph} == set(PACKAGES.values())
+    assert len(graph) > 100  # the walk found the packages
     assert _cycles(graph) == []
+
+
+def _layers() -> list[str]:
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    (top,) = [c for c in contracts["contracts"] if c["type"] == "layers" and "containers" not in c]
+    return [name.strip() for layer in top["layers"] for name in layer.replace(":", "|").split("|")]
+
+
+def test_the_top_folders_are_the_layers_and_the_contract_names_them_all() -> None:
+    """pbem/ holds packages only (its __init__ aside), about a dozen; each is a layer of the
+    contract, so a new module is covered by the folder it is put in."""
+    entries = sorted(p.name for p in (ROOT / "pbem").iterdir() if p.name != "__pycache__")
+    loose = [name for name in entries if name.endswith(".py") and name != "__init__.py"]
+    assert loose == [], f"modules at pbem's top: put each in the package of its layer: {loose}"
+    packages = {f"pbem.{name}" for name in entries if (ROOT / "pbem" / name / "__init__.py").is_file()}
+    assert len(entries) <= 14
+    layers = _layers()
+    assert packages <= set(layers), sorted(packages - set(layers))
+    assert set(layers) <= packages | {"pbem_engine", "pbem_bots"}  # packages only, no module
+
+
+def test_no_package_is_a_crowd() -> None:
+    """Each package is a room of a few modules: past about a dozen, it wants splitting."""
+    for folder in PACKAGES:
+        for init in (ROOT / folder).rglob("__init__.py"):
+            if "migrations" in init.parts:
+                continue
+            modules = [p for p in init.parent.glob("*.py") if p.name != "__init__.py"]
+            assert len(modules) <= 12, f"{init.parent.relative_to(ROOT)} holds {len(modules)} modules"
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:

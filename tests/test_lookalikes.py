@@ -6,8 +6,9 @@ import re
 
 import pytest
 
-from pbem import lookalikes, players
-from pbem.remarks import clean
+from pbem.games import players
+from pbem.games.remarks import clean
+from pbem.text import lookalikes
 
 RESERVED = ("pbem", "pbem server", "game")
 

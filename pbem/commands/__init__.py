@@ -1,23 +1,25 @@
 """The email commands. Importing this package registers every command."""
 
-from pbem.commands import (  # noqa: F401  (registration)
-    account,
-    challenges,
+from pbem.commands.game import (  # noqa: F401  (importing a command's module registers it)
     conditional,
-    held,
-    info,
-    language,
     next,
-    notify,
     play,
     records,
     say,
-    stop,
     takeback,
+)
+from pbem.commands.lines.base import COMMANDS, Command, Context, commands, find
+from pbem.commands.player import (  # noqa: F401
+    account,
+    challenges,
+    held,
+    info,
+    language,
+    notify,
+    stop,
     time,
     tournaments,
 )
-from pbem.commands.base import COMMANDS, Command, Context, commands, find
-from pbem.errors import CommandError
+from pbem.core.errors import CommandError
 
 __all__ = ["COMMANDS", "Command", "CommandError", "Context", "commands", "find"]

@@ -1,4 +1,4 @@
-"""A real SQLite file with games made through `pbem.games`, and the admin CLI over it."""
+"""A real SQLite file with games made through `pbem.games.store`, and the admin CLI over it."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ import pytest
 from click.testing import CliRunner
 from sqlmodel import Session
 
-from pbem import games as G
-from pbem import players
-from pbem.cli import main
-from pbem.config import SANDBOX_ADDRESS, Settings
-from pbem.db import make_engine, transaction
-from pbem.models import Challenge, Game
+from pbem.cli.main import main
+from pbem.core.config import SANDBOX_ADDRESS, Settings
+from pbem.core.db import make_engine, transaction
+from pbem.core.models import Challenge, Game
+from pbem.games import players
+from pbem.games import store as G
 from tests.databases import migrated
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from sqlmodel import Session, select
 
-from pbem import botrunner
-from pbem.models import AdminAction, Game, Move, Outbox
-from pbem.service import Service
+from pbem.core.models import AdminAction, Game, Move, Outbox
+from pbem.runners import bots as botrunner
+from pbem.runners.inbound import Service
 from tests.admin.conftest import run
 from tests.service.mailer import proven
 

@@ -8,9 +8,9 @@ import email.policy
 from sgfmill import sgf
 from sqlmodel import Session, select
 
-from pbem.commands import reader
-from pbem.models import Outbox
-from pbem.service import Service
+from pbem.commands.lines import reader
+from pbem.core.models import Outbox
+from pbem.runners.inbound import Service
 from tests.admin.conftest import fail, run, run_json
 from tests.service.mailer import compose, proven
 

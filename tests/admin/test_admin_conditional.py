@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlmodel import Session, select
 
-from pbem.models import Conditional, Game, Player
+from pbem.core.models import Conditional, Game, Player
 from tests.admin.conftest import NOW, run
 from tests.admin.test_admin_cli import ALICE, _mails, _safe, _text
 

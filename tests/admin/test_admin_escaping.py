@@ -7,10 +7,10 @@ import json
 from click.testing import CliRunner
 from sqlmodel import select
 
-from pbem.admin import visible
-from pbem.cli import main
-from pbem.db import transaction
-from pbem.models import AdminAction, Bounce, Player, Quarantine
+from pbem.cli.admin.common import visible
+from pbem.cli.main import main
+from pbem.core.db import transaction
+from pbem.core.models import AdminAction, Bounce, Player, Quarantine
 from tests.admin.conftest import NOW, run, run_json
 
 HOSTILE = "Eve\u202egnp.exe\x1b[2J\x1b]0;owned\x07\u200b\u2066x\u2069\r\nfake row"

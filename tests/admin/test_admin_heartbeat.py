@@ -10,11 +10,11 @@ from click.testing import CliRunner
 from freezegun import freeze_time
 from sqlmodel import Session, select
 
-from pbem import heartbeat
-from pbem.admin_ops import clock_lag
-from pbem.cli import main
-from pbem.db import make_engine, migrate
-from pbem.models import Game, Heartbeat
+from pbem.cli.admin.ops import clock_lag
+from pbem.cli.main import main
+from pbem.core import heartbeat
+from pbem.core.db import make_engine, migrate
+from pbem.core.models import Game, Heartbeat
 from tests.admin.conftest import NOW, write_config
 from tests.databases import throwaway
 

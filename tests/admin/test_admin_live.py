@@ -71,7 +71,7 @@ def test_undo_and_adjudication_reach_both_mailboxes(mailrig, tmp_path, monkeypat
 def test_status_logs_in_to_the_real_mailbox(mailrig, tmp_path, monkeypatch) -> None:
     from click.testing import CliRunner
 
-    from pbem.cli import main
+    from pbem.cli.main import main
 
     monkeypatch.setenv("PBEM_TEST_IMAP_PASSWORD", mailrig.users["game"])
     config = str(DaemonProcess(mailrig, tmp_path / "pbem").config)

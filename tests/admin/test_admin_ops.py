@@ -13,10 +13,10 @@ from click.testing import CliRunner
 from sqlalchemy import insert
 from sqlmodel import Session, func, select
 
-from pbem.cli import main
-from pbem.clock import now
-from pbem.db import transaction
-from pbem.models import Bounce, Game, InboundMessage, Move, Outbox
+from pbem.cli.main import main
+from pbem.core.db import transaction
+from pbem.core.models import Bounce, Game, InboundMessage, Move, Outbox
+from pbem.games.clock import now
 from tests.admin.conftest import fail, run, write_config
 
 
@@ -107,7 +107,7 @@ def test_a_backup_is_for_its_owner_alone_whatever_the_umask(db, tmp_path) -> Non
 
 
 def test_plural_says_one_unit_in_the_singular() -> None:
-    from pbem.admin import plural
+    from pbem.cli.admin.common import plural
 
     assert [plural(1, "day"), plural(1.0, "day"), plural(1.5, "day"), plural(0, "minute")] == [
         "1 day", "1 day", "1.5 days", "0 minutes"]

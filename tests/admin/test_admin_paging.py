@@ -8,10 +8,10 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import Engine, event, insert
 
-import engine
-from pbem import players
-from pbem.db import transaction
-from pbem.models import AdminAction, Game, Outbox
+import pbem_engine
+from pbem.core.db import transaction
+from pbem.core.models import AdminAction, Game, Outbox
+from pbem.games import players
 from tests.admin.conftest import NOW, run, run_json
 
 GAMES = 130
@@ -20,7 +20,7 @@ GAMES = 130
 @pytest.fixture
 def many(db):
     """130 games between 65 players (ids in creation order, one minute apart), mails and audit entries."""
-    rules = engine.create("ataxx", {})
+    rules = pbem_engine.create("ataxx", {})
     with transaction(db.engine) as session:
         people = [players.get_or_register(session, f"p{i:02d}@example.org", NOW + timedelta(minutes=i))
                   for i in range(GAMES // 2)]

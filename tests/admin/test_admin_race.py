@@ -18,10 +18,10 @@ import psycopg
 import pytest
 from sqlmodel import Session, select
 
-from pbem import games as G
-from pbem import trust
-from pbem.models import AdminAction, Game, Move, Player
-from pbem.service import Service
+from pbem.core.models import AdminAction, Game, Move, Player
+from pbem.games import store as G
+from pbem.runners.inbound import Service
+from pbem.trust import proof as trust
 from tests.admin.conftest import Db, write_config
 from tests.databases import throwaway
 from tests.service.mailer import compose
@@ -57,7 +57,7 @@ def _until_waiting(conn: psycopg.Connection, database: str, count: int, what: st
 
 def _admin_undo(config: str, game_id: int) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "pbem.cli", "-c", config, "admin", "undo", str(game_id), "2", "--reason", "race",
+        [sys.executable, "-m", "pbem.cli.main", "-c", config, "admin", "undo", str(game_id), "2", "--reason", "race",
          "--by", "ops"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )

@@ -10,9 +10,9 @@ from click.testing import CliRunner
 from sqlalchemy import event
 from sqlalchemy.orm import Session as OrmSession
 
-from pbem import config as config_mod
-from pbem.cli import main
-from pbem.db import MIGRATIONS, make_engine
+from pbem.cli.main import main
+from pbem.core import config as config_mod
+from pbem.core.db import MIGRATIONS, make_engine
 from tests.admin.conftest import fail, run, run_json, write_config
 
 

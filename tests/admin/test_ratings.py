@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from sqlmodel import Session, select
 
-from pbem import games as G
-from pbem import ratings, records
-from pbem.models import Game, Rating
-from pbem.ratings import Glicko, update
+from pbem.core.models import Game, Rating
+from pbem.games import ratings, records
+from pbem.games import store as G
+from pbem.games.ratings import Glicko, update
 from tests.admin.conftest import NOW
 
 

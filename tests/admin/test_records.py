@@ -9,11 +9,12 @@ import pytest
 from sgfmill import sgf
 from sqlmodel import Session
 
-import engine
-from pbem import games as G
-from pbem import notify, post, records
-from pbem.models import Game
-from pbem.templates import Templates
+import pbem_engine
+from pbem.core.models import Game
+from pbem.games import records
+from pbem.games import store as G
+from pbem.letters import notify, post
+from pbem.text.templates import Templates
 from tests.admin.conftest import NOW
 
 
@@ -95,7 +96,7 @@ def test_the_game_over_mail_carries_the_record(db) -> None:
 
 def test_the_sgf_result_says_how_the_game_ended(db) -> None:
     """RE[] from the stored kind of ending, never from the sentence players read."""
-    from pbem.db import transaction
+    from pbem.core.db import transaction
 
     endings = {"resignation": "W+R", "time": "W+T", "adjudication": "W+F", "agreement": "0"}
     for ending, expected in endings.items():
@@ -113,7 +114,7 @@ GAME = ["c4", "d4", "e4", "a1", "d5", "a2", "d3", "pass", "pass"]  # d3 takes d4
 
 
 def test_sgf_round_trip_and_sgfmill_agrees() -> None:
-    rules = engine.create("capturego", {"size": 7, "target": 4})
+    rules = pbem_engine.create("capturego", {"size": 7, "target": 4})
     pos = rules.start()
     for text in GAME:
         pos = rules.apply(pos, rules.parse(pos, text))
@@ -141,7 +142,7 @@ def test_sgf_round_trip_and_sgfmill_agrees() -> None:
 
 
 def test_sgf_results() -> None:
-    rules = engine.create("capturego", {"size": 5})
+    rules = pbem_engine.create("capturego", {"size": 5})
     assert "RE[" not in records.to_sgf(rules, ["c3"])
     assert "RE[0]" in records.to_sgf(rules, ["pass", "pass"])
     assert "RE[B+R]" in records.to_sgf(rules, ["c3"], result="B+R")
@@ -182,11 +183,11 @@ def test_from_sgf_errors(text: str, message: str) -> None:
 
 def test_to_sgf_refuses_an_illegal_record() -> None:
     with pytest.raises(records.RecordError, match="Move 2 .* cannot be replayed"):
-        records.to_sgf(engine.create("capturego"), ["e5", "e5"])
+        records.to_sgf(pbem_engine.create("capturego"), ["e5", "e5"])
 
 
 def test_record_tags_are_the_games_own() -> None:
     """The export hook: records ask the game, never branch on its family."""
-    assert engine.create("ataxx", {"blocks": "d4"}).record_tags() == [("FEN", "x5o/7/7/3-3/7/7/o5x x 0 1")]
-    assert engine.create("myriades").record_tags() == []
-    assert {engine.lookup(name).record_format for name in engine.names()} == {"sgf", "text"}
+    assert pbem_engine.create("ataxx", {"blocks": "d4"}).record_tags() == [("FEN", "x5o/7/7/3-3/7/7/o5x x 0 1")]
+    assert pbem_engine.create("myriades").record_tags() == []
+    assert {pbem_engine.lookup(name).record_format for name in pbem_engine.names()} == {"sgf", "text"}

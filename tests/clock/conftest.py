@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import pytest
 
-from pbem.config import Settings
-from pbem.db import make_engine
-from pbem.service import Service
+from pbem.core.config import Settings
+from pbem.core.db import make_engine
+from pbem.runners.inbound import Service
 from tests.databases import migrated, throwaway
 from tests.service.conftest import Server
 from tests.service.mailer import GAME

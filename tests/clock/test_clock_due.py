@@ -15,12 +15,13 @@ from freezegun import freeze_time
 from sqlalchemy import event, text
 from sqlmodel import Session, select
 
-from engine import create as engine_rules
-from pbem import clock, players, timekeeper
-from pbem import games as G
-from pbem.cli import main
-from pbem.db import MIGRATIONS, make_engine, migrate, transaction
-from pbem.models import Challenge, Game, Outbox, Reminder
+from pbem.cli.main import main
+from pbem.core.db import MIGRATIONS, make_engine, migrate, transaction
+from pbem.core.models import Challenge, Game, Outbox, Reminder
+from pbem.games import clock, players
+from pbem.games import store as G
+from pbem.runners import clock as timekeeper
+from pbem_engine import create as engine_rules
 from tests.clock.test_clock_service import ALICE, BOB, START, body, game, kinds, say, start_game, tick
 
 DAY, HOUR = timedelta(days=1), timedelta(hours=1)
@@ -55,7 +56,7 @@ def writes(seen: list[tuple[str, object]]) -> list[str]:
 
 
 def games_between(server, count: int, started: datetime, days: int = 7) -> list[int]:
-    """`count` games made straight through `pbem.games` (the first mover on move since
+    """`count` games made straight through `pbem.games.store` (the first mover on move since
     `started`), each rescheduled as the commands do."""
     ids = []
     with transaction(server.engine) as session:
@@ -410,7 +411,7 @@ def test_a_move_read_ahead_is_not_shown_once_the_game_has_changed(clocked) -> No
     with freeze_time(START + timedelta(days=7, hours=2)), transaction(clocked.engine) as session:
         assert timekeeper._handle(session, clocked.service.settings, clocked.service.templates, 1,
                                   START + timedelta(days=7, hours=2), ahead[1]) == "forfeit"
-        assert session.info.get("pbem.moves", {}).get(1) is not ahead[1][1]
+        assert session.info.get("pbem.play.moves", {}).get(1) is not ahead[1][1]
     assert g.ply == 2
     for address in (ALICE, BOB):
         assert "The last move was d4 by bob." in body(clocked.last(address))

@@ -7,11 +7,12 @@ from datetime import UTC, datetime, timedelta
 from freezegun import freeze_time
 from sqlmodel import Session, select
 
-from pbem import clock, timekeeper
-from pbem.commands import reader
-from pbem.db import make_engine, transaction
-from pbem.models import Game, Outbox, Reminder
-from pbem.service import Service
+from pbem.commands.lines import reader
+from pbem.core.db import make_engine, transaction
+from pbem.core.models import Game, Outbox, Reminder
+from pbem.games import clock
+from pbem.runners import clock as timekeeper
+from pbem.runners.inbound import Service
 from tests.service.mailer import compose, parse, reply_to
 
 ALICE, BOB = "alice@example.org", "bob@example.org"

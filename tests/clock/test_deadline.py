@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pbem import clock
-from pbem.i18n import speaker
+from pbem.games import clock
+from pbem.text.i18n import speaker
 
 ROME, NEW_YORK = ZoneInfo("Europe/Rome"), ZoneInfo("America/New_York")
 

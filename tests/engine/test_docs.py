@@ -6,13 +6,13 @@ import doctest
 import re
 from pathlib import Path
 
-import engine
+import pbem_engine
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_package_docstring_examples() -> None:
-    result = doctest.testmod(engine, verbose=False)
+    result = doctest.testmod(pbem_engine, verbose=False)
     assert result.attempted >= 4 and result.failed == 0
 
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 from sqlmodel import Session, select
 
-from pbem import games as G
-from pbem.config import Settings
-from pbem.db import make_engine
-from pbem.models import Challenge, Game, Outbox, Player
-from pbem.service import Service
+from pbem.core.config import Settings
+from pbem.core.db import make_engine
+from pbem.core.models import Challenge, Game, Outbox, Player
+from pbem.games import store as G
+from pbem.runners.inbound import Service
 from tests.databases import migrated
 from tests.service.conftest import Server
 from tests.service.mailer import GAME, compose, parse, reply_to
@@ -74,11 +74,11 @@ def crowded(templates) -> str:  # noqa: ANN001
     """The HTML of a sample mail showing a late Infinito 26x26: three-digit values in most cells."""
     import random
 
-    import engine
-    from engine.myriades_notation import square_name
-    from pbem import boards, htmlmail
+    import pbem_engine
+    from pbem.text import boards, htmlmail
+    from pbem_engine.myriades.notation import square_name
 
-    rules = engine.create("infinito", {"size": 26})
+    rules = pbem_engine.create("infinito", {"size": 26})
     squares = [square_name(i, 26) for i in range(26 * 26)]
     random.Random(13).shuffle(squares)
     stones = squares[:600]

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import lxml.html
 
-from pbem.mail.reply import MARKER
+from pbem.mail.message.reply import MARKER
 
 FIXTURES = Path(__file__).parent / "fixtures" / "html"
 TOKEN_ADDRESS = "game+7f3a9c2e41d0b8a5@pbem.example"

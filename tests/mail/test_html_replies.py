@@ -9,8 +9,8 @@ from dataclasses import replace
 
 import pytest
 
-from pbem.commands.reader import read
-from pbem.mail.inbound import parse_message
+from pbem.commands.lines.reader import read
+from pbem.mail.message.inbound import parse_message
 from tests.mail.html_replies import CASES, FIXTURES, MOVE, OurMail, fixtures, reply
 
 OWN = ("game@pbem.example",)

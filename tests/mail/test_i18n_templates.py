@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from pbem import htmlmail, i18n
-from pbem.templates import Templates
+from pbem.text import htmlmail, i18n
+from pbem.text.templates import Templates
 
 FAKE = "zh"  # a real locale for the numbers and dates (no Latin letters in them), our catalog
 KEPT_OPEN, KEPT_CLOSE = "\u27e6", "\u27e7"
@@ -185,7 +185,7 @@ MAILS = [
 def test_every_word_of_the_game_mails_goes_through_the_catalog(templates: Templates) -> None:
     rendered, found = set(), {}
     for name, context in cases():
-        # the marker line is the reply reader's, not the mail's words (pbem.mail.reply.MARKER)
+        # the marker line is the reply reader's, not the mail's words (pbem.mail.message.reply.MARKER)
         mail = templates.render(name, language=FAKE, keep=kept, marker="—" * 10, **context)
         rendered.add(name)
         words = leftover(mail.subject + "\n" + mail.body)
@@ -197,7 +197,7 @@ def test_every_word_of_the_game_mails_goes_through_the_catalog(templates: Templa
 
 
 def test_the_ending_for_the_records_stays_english() -> None:
-    from pbem import words
+    from pbem.text import endings as words
 
     assert words.termination("no_pieces", {"side": 0, "squares": 3, "to": 1}, ["x", "o"]) == (
         "x has no pieces left; 3 empty squares go to o"

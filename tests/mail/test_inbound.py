@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pbem.mail.inbound import (
+from pbem.mail.message.inbound import (
     MAX_TEXT_BYTES,
     Envelope,
     clean_subject,
@@ -18,7 +18,7 @@ from pbem.mail.inbound import (
     parse_message,
     unwrap_flowed,
 )
-from pbem.mail.robots import REASONS
+from pbem.mail.message.robots import REASONS
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TOKEN = "game+7f3a9c2e41d0b8a5@pbem.example"

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pbem.mail.notation import (
+from pbem.mail.message.notation import (
     MAX_SUBJECT_TOKENS,
     PlusAddress,
     find_message_ids,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem.mail.oauth import MARGIN, OAuthError, TokenSource, xoauth2
+from pbem.mail.transport.oauth import MARGIN, OAuthError, TokenSource, xoauth2
 from tests.oauth_server import CLIENT_ID, CLIENT_SECRET, TokenServer
 
 
@@ -149,8 +149,8 @@ def test_servers_without_xoauth2_are_named_as_a_setting_to_fix(mailrig) -> None:
     """The session's rig takes passwords only: no token is fetched, and each side says what is wrong."""
     import asyncio
 
-    from pbem.mail import smtp
-    from pbem.mail.imap import ImapSource, MailboxLoginFailed
+    from pbem.mail.transport import smtp
+    from pbem.mail.transport.imap import ImapSource, MailboxLoginFailed
 
     source = TokenSource(command=f"{sys.executable} -c 'print(\"tok-never-sent\")'")
     with ImapSource(mailrig.imap_settings(password=None, oauth2=source)) as mailbox, \

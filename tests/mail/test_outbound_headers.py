@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from pbem.mail import outbound
+from pbem.mail.message import outbound
 
 
 def _built(**changes: object) -> email.message.Message:

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbem.mail.reply import MARKER, reply_text
+from pbem.mail.message.reply import MARKER, reply_text
 
 BOARD = """\
       a b c d e f g

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbem.mail.headers import MAX_NAME_CHARS, control_share, display_name, printable
-from pbem.mail.inbound import parse_message
-from pbem.mail.robots import REASONS
+from pbem.mail.message.headers import MAX_NAME_CHARS, control_share, display_name, printable
+from pbem.mail.message.inbound import parse_message
+from pbem.mail.message.robots import REASONS
 
 ROBOTS = Path(__file__).parent / "fixtures" / "robots"
 OWN = ("game@pbem.example",)

@@ -1,4 +1,4 @@
-"""DKIM signing (pbem.mail.signing) and its settings: a key that works signs, any other stops
+"""DKIM signing (pbem.mail.message.signing) and its settings: a key that works signs, any other stops
 the start with one message that names `dkim_key_file`."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 import dkim
 import pytest
 
-from pbem import config
-from pbem.config import ConfigError, Settings, parse
-from pbem.mail.signing import DkimSigner, read_key
+from pbem.core import config
+from pbem.core.config import ConfigError, Settings, parse
+from pbem.mail.message.signing import DkimSigner, read_key
 from tests.dkimkeys import dns, make_key
 
 MAIL = (

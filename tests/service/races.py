@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from pbem.db import make_engine
+from pbem.core.db import make_engine
 
 
 def at_once(monkeypatch, module: Any, lookup: str, url: str, first: Engine,  # noqa: ANN001

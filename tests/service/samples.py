@@ -18,12 +18,12 @@ from pathlib import Path
 
 from sqlmodel import Session, select
 
-from pbem import players
-from pbem.config import Settings
-from pbem.db import make_engine
-from pbem.models import Outbox
-from pbem.service import Service
-from pbem.wallclock import now
+from pbem.core.config import Settings
+from pbem.core.db import make_engine
+from pbem.core.models import Outbox
+from pbem.core.wallclock import now
+from pbem.games import players
+from pbem.runners.inbound import Service
 from tests.databases import migrated
 from tests.service.conftest import Server
 from tests.service.mailer import GAME, compose, parse, reply_to
@@ -33,7 +33,7 @@ from tests.service.test_templates import ALICE, BOB, CAROL, SCRIPT, answered, nu
 @contextmanager
 def exchange(language: str, home: Path) -> Iterator[tuple[Server, list[Outbox]]]:
     """The script of `test_templates` played by three players who read `language`."""
-    settings = replace(Settings(), address=GAME, home=home, database_url=f"sqlite:///{home / 'pbem.db'}")
+    settings = replace(Settings(), address=GAME, home=home, database_url=f"sqlite:///{home / 'pbem.core.db'}")
     engine = make_engine(settings.db_url)
     migrated(engine)
     try:

@@ -10,11 +10,11 @@ from datetime import UTC, datetime, timedelta
 from freezegun import freeze_time
 from sqlmodel import Session, select
 
-import bots
-from pbem import botrunner
-from pbem import games as G
-from pbem.db import transaction
-from pbem.models import AdminAction, Game, Move, Player, Vacation
+import pbem_bots
+from pbem.core.db import transaction
+from pbem.core.models import AdminAction, Game, Move, Player, Vacation
+from pbem.games import store as G
+from pbem.runners import bots as botrunner
 from tests.service.mailer import reply_to, text
 from tests.service.players import ALICE, BOB, flat, start_game
 
@@ -171,7 +171,7 @@ def _legal(server) -> str:
     game = _game(server)
     rules = G.rules_of(game)
     pos = rules.load(game.state)
-    move, _ = bots.choose(rules, pos, 1, game.ply)
+    move, _ = pbem_bots.choose(rules, pos, 1, game.ply)
     return rules.format(pos, move)
 
 

@@ -7,14 +7,14 @@ import unicodedata
 import pytest
 from sqlmodel import Session, select
 
-import engine
 import pbem.commands  # noqa: F401  (registers every command)
-from engine.phrases import phrase
-from pbem.commands import base, reader, words
-from pbem.commands.language import language_code
-from pbem.i18n import LANGUAGES, speaker
-from pbem.mail import language as detection
-from pbem.models import Challenge, Game, Outbox, Player
+import pbem_engine
+from pbem.commands.lines import base, reader, words
+from pbem.commands.player.language import language_code
+from pbem.core.models import Challenge, Game, Outbox, Player
+from pbem.mail.message import language as detection
+from pbem.text.i18n import LANGUAGES, speaker
+from pbem_engine.common.phrases import phrase
 from tests.service.mailer import compose, parse, reply_to, text
 from tests.service.players import ALICE, BOB, flat, start_game
 
@@ -56,15 +56,15 @@ def test_no_word_is_another_commands_word_in_any_language() -> None:
     assert not shared
 
 
-@pytest.mark.parametrize("kind", engine.names())
+@pytest.mark.parametrize("kind", pbem_engine.names())
 def test_no_word_is_a_move(kind: str) -> None:
-    rules = engine.create(kind)
+    rules = pbem_engine.create(kind)
     pos = rules.start()
     spoken = [word for _, _, word in ALL_WORDS] + [w for g in words.GAMES.values() for s in g.values() for w in s]
     for word in spoken:
         assert words.fold(word) != "pass" or base.find(word).name == "pass"
         assert not reader._looks_like_move([word]), word
-        with pytest.raises(engine.EngineError):
+        with pytest.raises(pbem_engine.EngineError):
             rules.parse(pos, word)
 
 
@@ -73,7 +73,7 @@ def test_game_names_of_every_language_reach_the_engine() -> None:
         for spoken in languages.values():
             for name in spoken:
                 for spelling in (name, name.upper(), _accented(name)):
-                    assert engine.lookup(words.game(spelling)).name == kind, spelling
+                    assert pbem_engine.lookup(words.game(spelling)).name == kind, spelling
                 assert base.find(name) is None, name  # never a command word
     assert words.game("ataxx") == "ataxx"
     assert words.game("nonesuch") == "nonesuch"

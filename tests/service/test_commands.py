@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlmodel import Session, select
 
-from pbem.models import Challenge, Game, Player
+from pbem.core.models import Challenge, Game, Player
 from tests.service.mailer import compose, reply_to, text
 from tests.service.players import ALICE, BOB, CAROL, flat, start_game
 

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from sqlmodel import Session, select
 
-from pbem.models import Conditional, Game, Move
+from pbem.core.models import Conditional, Game, Move
 from tests.service.mailer import text
 from tests.service.players import ALICE, BOB, flat, start_game
 

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session, select
 
-from pbem import quarantine
-from pbem.db import make_engine, migrate
-from pbem.faults import ENV
-from pbem.models import InboundMessage, Outbox, Quarantine
-from pbem.service import Service
+from pbem.core.db import make_engine, migrate
+from pbem.core.faults import ENV
+from pbem.core.models import InboundMessage, Outbox, Quarantine
+from pbem.runners import quarantine
+from pbem.runners.inbound import Service
 from tests.databases import throwaway
 from tests.service.mailer import GAME, compose
 
@@ -24,8 +24,8 @@ _CHILD = """
 import asyncio, sys
 from dataclasses import replace
 from pathlib import Path
-from pbem.config import Settings
-from pbem.daemon import Daemon
+from pbem.core.config import Settings
+from pbem.runners.daemon import Daemon
 settings = replace(Settings(), address=sys.argv[1], home=Path(sys.argv[2]), database_url=sys.argv[3],
                    imap=object(), smtp=None)
 daemon = Daemon(settings, source=object())

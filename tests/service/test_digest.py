@@ -9,9 +9,10 @@ from datetime import UTC, datetime, timedelta
 from freezegun import freeze_time
 from sqlmodel import Session, select
 
-from pbem import digests, timekeeper
-from pbem.commands import reader
-from pbem.models import Player, Remark
+from pbem.commands.lines import reader
+from pbem.core.models import Player, Remark
+from pbem.runners import clock as timekeeper
+from pbem.runners import digests
 from tests.service.mailer import reply_to, text
 
 ALICE, BOB, CAROL, DAVE = "alice@example.org", "bob@example.org", "carol@example.org", "dave@example.org"
@@ -183,7 +184,7 @@ def test_a_new_zone_moves_the_digest_to_its_clock(server) -> None:
 
 
 def test_the_local_time_is_kept_and_a_skipped_or_repeated_one_is_settled() -> None:
-    from pbem.digest import next_due, parse_time
+    from pbem.letters.digest import next_due, parse_time
 
     assert [parse_time(t) for t in ("8:00", "08:00", "0800", "800", "8.30", "24:00", "8:60", "soon")] == [
         "08:00", "08:00", "08:00", "08:00", "08:30", None, None, None]
@@ -209,7 +210,7 @@ def test_a_digest_sent_late_stands_for_that_day(server) -> None:
 def test_a_round_with_nothing_due_is_one_query_through_the_index(server) -> None:
     from sqlalchemy import event
 
-    from pbem.digests import due_query
+    from pbem.runners.digests import due_query
 
     server.say(ALICE, "notify digest 08:00")
     server.confirm(ALICE)  # one player with a digest tomorrow: not due

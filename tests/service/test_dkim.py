@@ -10,8 +10,9 @@ import dkim
 import pytest
 from sqlmodel import Session, select
 
-from pbem import outbox, post
-from pbem.models import Outbox
+from pbem.core.models import Outbox
+from pbem.letters import post
+from pbem.runners import outbox
 from tests.dkimkeys import dns, make_key
 from tests.service.mailer import compose, reply_to
 

@@ -11,24 +11,26 @@ from types import SimpleNamespace
 
 import pytest
 
-import engine
-from engine.phrases import Phrase, nphrase
-from pbem import clock, i18n
-from pbem import games as G
-from pbem import templates as T
-from pbem.commands import args, challenges
-from pbem.errors import ClockError, CommandError, GameError, PlayerError
+import pbem_engine
+from pbem.commands.lines import args
+from pbem.commands.player import challenges
+from pbem.core.errors import ClockError, CommandError, GameError, PlayerError
+from pbem.games import clock
+from pbem.games import store as G
+from pbem.text import i18n
+from pbem.text import templates as T
+from pbem_engine.common.phrases import Phrase, nphrase
 
 ROOT = Path(__file__).resolve().parents[2]
 ERRORS = {"PlayerError", "CommandError", "GameError", "NotAMove", "ClockError"}
 
 #: (file, function) whose errors only the operator reads (`pbem admin ...`): plain English
 OPERATOR_ONLY = {
-    ("pbem/admin_changes.py", "admin_adjudicate.change"),
-    ("pbem/admin_changes.py", "admin_undo.change"),
-    ("pbem/clock.py", "add_time"),
-    ("pbem/games.py", "undo"),
-    ("pbem/games.py", "_require_active"),
+    ("pbem/cli/admin/changes.py", "admin_adjudicate.change"),
+    ("pbem/cli/admin/changes.py", "admin_undo.change"),
+    ("pbem/games/clock.py", "add_time"),
+    ("pbem/games/store.py", "undo"),
+    ("pbem/games/store.py", "_require_active"),
 }
 
 
@@ -126,7 +128,7 @@ def _raised(call, *arguments) -> PlayerError:  # noqa: ANN001
 
 def _errors() -> list[tuple[PlayerError, str, str]]:
     """Errors as the service raises them, with the English each one has always had."""
-    ataxx = engine.lookup("ataxx")
+    ataxx = pbem_engine.lookup("ataxx")
     over = SimpleNamespace(id=42, status="finished", result="1-0", reason="o resigned")
     cancelled = SimpleNamespace(id=43, status="cancelled", result=None, reason="cancelled: a test")
     return [

@@ -8,10 +8,10 @@ from collections.abc import Iterator
 import pytest
 from sqlmodel import Session
 
-import engine
-from engine import registry
-from pbem import games as G
-from pbem.models import Game
+import pbem_engine
+from pbem.core.models import Game
+from pbem.games import store as G
+from pbem_engine import registry
 from tests.games.threes import Threes
 from tests.service.mailer import reply_to, text
 
@@ -22,7 +22,7 @@ ALICE, BOB = "alice@example.org", "bob@example.org"
 def fifth_game(monkeypatch) -> Iterator[None]:
     monkeypatch.setattr(registry, "_GAMES", dict(registry._GAMES))
     monkeypatch.setattr(registry, "_NAMES", dict(registry._NAMES))
-    engine.register(Threes)  # the one line a new game adds
+    pbem_engine.register(Threes)  # the one line a new game adds
     yield
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from sqlmodel import Session, select
 
-from pbem import games as G
-from pbem.models import Challenge, Game, InboundMessage, Move
+from pbem.core.models import Challenge, Game, InboundMessage, Move
+from pbem.games import store as G
 from tests.service.mailer import compose, reply_to, text
 
 ALICE, BOB = "alice@example.org", "bob@example.org"

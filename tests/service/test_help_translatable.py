@@ -16,11 +16,12 @@ from typing import Any
 
 import pytest
 
-import engine
 import pbem.commands  # noqa: F401  (registers the commands)
-from pbem import i18n
-from pbem.commands import base, info
-from pbem.templates import CODE_CLOSE, CODE_OPEN, TEMPLATES, Templates
+import pbem_engine
+from pbem.commands.lines import base
+from pbem.commands.player import info
+from pbem.text import i18n
+from pbem.text.templates import CODE_CLOSE, CODE_OPEN, TEMPLATES, Templates
 
 FAKE = "it"  # a language we speak, its catalog replaced by the capitals
 _FIELD = re.compile(r"(%\([a-z_0-9]+\)s|%%|\{[a-z_0-9]+\})")
@@ -65,9 +66,9 @@ _WORD = re.compile(r"(?<![\w@.])[a-z][a-z'-]{2,}")
 # words that stay as they are: what a player types (command and game names, option values)
 TYPED = {
     *(w for c in base.commands() for w in (c.name, *c.aliases)),
-    *engine.names(),
-    *(o.name for n in engine.names() for o in engine.lookup(n).option_specs),
-    *(s for n in engine.names() for s in engine.lookup(n).sides),  # as colour= takes them
+    *pbem_engine.names(),
+    *(o.name for n in pbem_engine.names() for o in pbem_engine.lookup(n).option_specs),
+    *(s for n in pbem_engine.names() for s in pbem_engine.lookup(n).sides),  # as colour= takes them
     "first", "second", "random", "sfida", "guida", "aiutami",
 }
 
@@ -203,9 +204,9 @@ def test_help_names_the_commands_words_of_the_language(fake: Templates) -> None:
         assert "sfida" not in text and "guida" not in text
 
 
-@pytest.mark.parametrize("game", engine.names())
+@pytest.mark.parametrize("game", pbem_engine.names())
 def test_the_rules_are_translatable(fake: Templates, game: str) -> None:
-    cls = engine.lookup(game)
+    cls = pbem_engine.lookup(game)
 
     class Ctx:
         def reply(self, template: str, **data: Any) -> None:

@@ -14,8 +14,8 @@ from email.utils import parseaddr
 import pytest
 from sqlmodel import Session
 
-from pbem import games as G
-from pbem.models import Game
+from pbem.core.models import Game
+from pbem.games import store as G
 from tests.mail.html_replies import CASES, OurMail, reply
 from tests.service.mailer import compose, text
 

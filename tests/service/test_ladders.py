@@ -8,11 +8,13 @@ import inscriptis
 import pytest
 from sqlmodel import Session, select
 
-from pbem import ladders, post, tournament_rounds
-from pbem import tournaments as T
-from pbem.db import transaction
-from pbem.models import Entry, Game, Outbox, Player, TournamentGame
-from pbem.wallclock import now
+from pbem.core.db import transaction
+from pbem.core.models import Entry, Game, Outbox, Player, TournamentGame
+from pbem.core.wallclock import now
+from pbem.letters import post
+from pbem.runners import tournaments as tournament_rounds
+from pbem.tournaments import ladder as ladders
+from pbem.tournaments import tournament as T
 from tests.languages import english_left, too_wide, without_quotes
 from tests.service import races
 from tests.service.mailer import parse, text

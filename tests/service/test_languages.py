@@ -14,11 +14,12 @@ import inscriptis
 import pytest
 from sqlmodel import Session, select
 
-import engine
-from pbem import catalogs, players
-from pbem.i18n import LANGUAGES, speaker
-from pbem.models import Game, Player
-from pbem.wallclock import now
+import pbem_engine
+from pbem.core.models import Game, Player
+from pbem.core.wallclock import now
+from pbem.games import players
+from pbem.text import catalogs
+from pbem.text.i18n import LANGUAGES, speaker
 from tests.languages import english_left, too_wide, without_quotes
 from tests.service.mailer import parse, text
 from tests.service.samples import exchange
@@ -81,7 +82,7 @@ def _play_out(server, kind: str, options: str, seed: int) -> Game:
     server.say(alice, f"challenge {kind} {bob} colour=first {options}")
     server.confirm(alice)
     server.say(bob, "accept 1")
-    rules = engine.create(kind, dict(o.split("=") for o in options.split()))
+    rules = pbem_engine.create(kind, dict(o.split("=") for o in options.split()))
     pos, rng = rules.start(), random.Random(seed)
     while not rules.outcome(pos).over:
         mover = (alice, bob)[rules.turn(pos)]
@@ -107,7 +108,7 @@ def test_a_whole_game_between_two_languages(server, first, second, kind, options
     _set_language(server, alice, first)
     _set_language(server, bob, second)
     game = _play_out(server, kind, options, seed=7)
-    rules = engine.create(kind, dict(o.split("=") for o in options.split()))
+    rules = pbem_engine.create(kind, dict(o.split("=") for o in options.split()))
     final = rules.load(game.state)
     with Session(server.engine) as session:
         names = tuple(session.get(Player, pid).name for pid in (game.player0_id, game.player1_id))

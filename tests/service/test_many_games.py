@@ -9,8 +9,8 @@ import pytest
 from freezegun import freeze_time
 from sqlmodel import Session
 
-from pbem.commands import reader
-from pbem.models import Game
+from pbem.commands.lines import reader
+from pbem.core.models import Game
 from tests.service.mailer import compose, reply_to, text
 from tests.service.players import ALICE, BOB, CAROL, flat
 

@@ -12,7 +12,7 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from pbem.cli import main
+from pbem.cli.main import main
 
 ALICE, BOB = "alice@example.org", "bob@example.org"
 
@@ -32,7 +32,7 @@ def sandbox(tmp_path, request):
         f'[server]\nhome = "{tmp_path / "home"}"\nsandbox_port = {port}\n{extra}\n', encoding="utf-8"
     )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pbem.cli", "-c", str(config), "serve"],
+        [sys.executable, "-m", "pbem.cli.main", "-c", str(config), "serve"],
         stdout=subprocess.DEVNULL,
         stderr=open(tmp_path / "serve.log", "wb"),  # noqa: SIM115
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
@@ -85,7 +85,7 @@ def test_a_capture_go_game_in_the_sandbox(sandbox) -> None:
 
 def test_a_second_sandbox_on_the_same_port_says_so(sandbox, tmp_path) -> None:
     second = subprocess.run(
-        [sys.executable, "-m", "pbem.cli", "-c", str(tmp_path / "pbem.toml"), "serve"],
+        [sys.executable, "-m", "pbem.cli.main", "-c", str(tmp_path / "pbem.toml"), "serve"],
         capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
     )
     assert second.returncode == 1
@@ -103,7 +103,7 @@ def test_send_says_why_no_answer_came(sandbox) -> None:
 
 
 def test_inbox_prints_plain_lines_and_a_bad_address_is_one_line(tmp_path) -> None:
-    from pbem.mail.sandbox import deliver
+    from pbem.mail.transport.sandbox import deliver
 
     config = tmp_path / "pbem.toml"
     config.write_text(f'[server]\nhome = "{tmp_path}"\nsandbox_port = {_free_port()}\n', encoding="utf-8")
@@ -122,7 +122,7 @@ def test_inbox_prints_plain_lines_and_a_bad_address_is_one_line(tmp_path) -> Non
 
 
 def test_send_without_an_answer_says_so(tmp_path) -> None:
-    from pbem.mail.sandbox import SandboxServer
+    from pbem.mail.transport.sandbox import SandboxServer
 
     with SandboxServer(tmp_path / "sandbox") as listener:  # it files mail, but no server answers
         config = tmp_path / "pbem.toml"
@@ -141,7 +141,7 @@ def test_the_sandbox_port_is_an_option_of_serve_and_an_environment_variable(tmp_
     config.write_text(f'[server]\nhome = "{tmp_path / "home"}"\n', encoding="utf-8")  # no sandbox_port
     log = tmp_path / "serve.log"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pbem.cli", "-c", str(config), "serve", "--sandbox-port", str(port)],
+        [sys.executable, "-m", "pbem.cli.main", "-c", str(config), "serve", "--sandbox-port", str(port)],
         stdout=subprocess.DEVNULL, stderr=open(log, "wb"),  # noqa: SIM115
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )

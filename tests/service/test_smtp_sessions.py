@@ -10,10 +10,10 @@ from dataclasses import replace
 from aiosmtpd.controller import Controller
 from sqlmodel import Session, select
 
-from pbem import outbox
-from pbem.mail import smtp
-from pbem.models import Outbox
-from pbem.wallclock import now
+from pbem.core.models import Outbox
+from pbem.core.wallclock import now
+from pbem.mail.transport import smtp
+from pbem.runners import outbox
 from tests.service.mailer import compose
 
 

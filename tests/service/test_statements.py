@@ -11,10 +11,10 @@ from dataclasses import replace
 from sqlalchemy import event
 from sqlmodel import Session, func, select
 
-import engine as rules_engine
-from pbem import quarantine
-from pbem.daemon import Daemon
-from pbem.models import Game, Move, Outbox, Quarantine
+import pbem_engine as rules_engine
+from pbem.core.models import Game, Move, Outbox, Quarantine
+from pbem.runners import quarantine
+from pbem.runners.daemon import Daemon
 from tests.service.mailer import compose, parse, reply_to
 
 ALICE, BOB = "alice@example.org", "bob@example.org"

@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 from freezegun import freeze_time
 from sqlmodel import Session, select
 
-from pbem import games as G
-from pbem.models import AdminAction, Conditional, Game, Move, Player
+from pbem.core.models import AdminAction, Conditional, Game, Move, Player
+from pbem.games import store as G
 from tests.service.mailer import compose, reply_to, text
 from tests.service.players import ALICE, BOB, CAROL, flat, start_game
 

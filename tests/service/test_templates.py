@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from sqlmodel import Session, select
 
-from pbem.commands import reader
-from pbem.i18n import speaker
-from pbem.models import Challenge, Game, Outbox
-from pbem.templates import Templates
+from pbem.commands.lines import reader
+from pbem.core.models import Challenge, Game, Outbox
+from pbem.text.i18n import speaker
+from pbem.text.templates import Templates
 from tests.service.mailer import compose, parse, reply_to, text
 
 ALICE, BOB, CAROL = "alice@example.org", "bob@example.org", "carol@example.org"
@@ -211,18 +211,18 @@ def test_every_template_is_sent_and_reads_safely(server) -> None:
 
 
 def _rules() -> list[str]:
-    import engine
+    import pbem_engine
 
-    return [f"{name}.txt" for name in engine.names()]
+    return [f"{name}.txt" for name in pbem_engine.names()]
 
 
 def test_rules_of_every_game_render(server) -> None:
-    import engine
+    import pbem_engine
 
-    for name in engine.names():
+    for name in pbem_engine.names():
         server.say(ALICE, f"rules {name}")
         body = text(server.last(ALICE))
-        assert engine.lookup(name).title in body
+        assert pbem_engine.lookup(name).title in body
         for line in body.splitlines()[1:]:
             assert reader.classify(line.strip()) is None, f"rules {name}: {line!r} reads as a command"
 

@@ -6,9 +6,9 @@ import pytest
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from pbem import tournament_rounds
-from pbem.db import transaction
-from pbem.models import Outbox, TournamentGame
+from pbem.core.db import transaction
+from pbem.core.models import Outbox, TournamentGame
+from pbem.runners import tournaments as tournament_rounds
 from tests.service import races
 from tests.service.test_tournaments import PLAYERS, _address, _games, _start
 

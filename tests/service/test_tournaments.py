@@ -5,13 +5,14 @@ from __future__ import annotations
 import pytest
 from sqlmodel import Session, select
 
-from pbem import games as G
-from pbem import post, tournament_rounds
-from pbem import tournaments as T
-from pbem.commands import reader
-from pbem.db import transaction
-from pbem.models import Entry, Game, Outbox, Player, TournamentGame
-from pbem.wallclock import now
+from pbem.commands.lines import reader
+from pbem.core.db import transaction
+from pbem.core.models import Entry, Game, Outbox, Player, TournamentGame
+from pbem.core.wallclock import now
+from pbem.games import store as G
+from pbem.letters import post
+from pbem.runners import tournaments as tournament_rounds
+from pbem.tournaments import tournament as T
 from tests.languages import english_left, too_wide
 from tests.service.mailer import parse, text
 

@@ -43,7 +43,7 @@ def test_a_fresh_iphone_accept_is_held_not_refused(server) -> None:
 def test_the_signature_separator_keeps_its_space(server) -> None:
     from sqlmodel import Session, select
 
-    from pbem.models import Outbox
+    from pbem.core.models import Outbox
 
     server.say(ALICE, "help")
     with Session(server.engine) as session:
@@ -71,8 +71,8 @@ def test_example_commands_are_never_wrapped(server) -> None:
 
 
 def test_the_wrapper_keeps_an_example_whole_and_glued() -> None:
-    from pbem.commands.reader import guarded_templates, reads_as_command
-    from pbem.templates import _wrap, keep
+    from pbem.commands.lines.reader import guarded_templates, reads_as_command
+    from pbem.text.templates import _wrap, keep
 
     line = "Thank you for the game. For a return match, write e.g.  " + keep(
         "challenge", "ataxx", "someone.with.a.long.address@example.org"
@@ -201,7 +201,7 @@ def test_game_commands_alone_in_a_reply_to_any_mail_of_the_game(server) -> None:
 
 
 def test_help_is_short_and_help_all_lists_every_command(server) -> None:
-    from pbem.commands import base
+    from pbem.commands.lines import base
 
     server.say(ALICE, "help")
     short = text(server.last(ALICE)).splitlines()

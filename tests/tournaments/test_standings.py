@@ -9,16 +9,14 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbem.pairing import Pairing, round_robin
-from pbem.standings import (
+from pbem.tournaments.pairing import round_robin
+from pbem.tournaments.standings import (
     ROUND_ROBIN,
     SWISS,
     Mark,
     Result,
     Tiebreak,
-    annul,
     crosstable,
-    forfeit_remaining,
     table,
     withdrawn_on_time,
 )
@@ -77,27 +75,6 @@ def test_players_equal_on_everything_share_a_rank_in_seed_order() -> None:
     assert [(s.rank, s.player) for s in standings.rows] == [(1, 7), (1, 3), (3, 9)]
 
 
-def test_a_withdrawn_players_remaining_games_are_forfeits() -> None:
-    schedule = round_robin([A, B, C, D])
-    played = [Result.game(1, p.first, p.second, 1) for p in schedule[0]]  # round 1, white wins
-    forfeits = forfeit_remaining(schedule, played, withdrawn=[D])
-    assert [(r.round, r.points(D), r.points(r.opponent(D)), r.forfeit) for r in forfeits] == [(2, 0, 1, True), (3, 0, 1, True)]
-    met_in_round_one = {x for p in schedule[0] if D in p.players for x in p.players} - {D}
-    assert {r.opponent(D) for r in forfeits} | met_in_round_one == {A, B, C}
-
-    standings = table([A, B, C, D], played + forfeits, ROUND_ROBIN, withdrawn=[D])
-    assert standings.row(D).withdrawn and standings.row(D).games == 1
-    assert D not in standings.ranking()
-    assert sum(s.points for s in standings.rows) == 4  # round 1's two games, D's two forfeits
-
-
-def test_two_withdrawn_players_who_were_to_meet_both_lose() -> None:
-    schedule = [[Pairing(A, B), Pairing(C, D)]]
-    (forfeit,) = forfeit_remaining(schedule, [], withdrawn=[A, B])
-    assert (forfeit.first, forfeit.second, forfeit.first_points, forfeit.second_points) == (A, B, 0, 0)
-    assert table([A, B, C, D], [forfeit], ROUND_ROBIN).row(A).points == 0
-
-
 def test_two_losses_on_time_in_a_row_withdraw_a_player() -> None:
     first = Result.game(1, A, B, 0, on_time=True)  # A lost on time
     second = Result.game(2, C, A, 1, on_time=True)  # and again
@@ -106,12 +83,6 @@ def test_two_losses_on_time_in_a_row_withdraw_a_player() -> None:
     assert not withdrawn_on_time(A, [first, second, Result.game(3, A, D, 0)])  # the last was over the board
     assert not withdrawn_on_time(A, [first, Result.bye(2, A), Result.game(3, A, D, 0)])
     assert not withdrawn_on_time(A, [first])
-
-
-def test_annulled_results_leave_the_table_as_if_the_player_never_came() -> None:
-    kept = annul(FOUR, D)
-    assert all(D not in r.players for r in kept) and len(kept) == 3
-    assert table([A, B, C], kept, ROUND_ROBIN).scores() == {A: 1, B: 1, C: 1}
 
 
 def test_the_crosstable_holds_every_game_of_each_pair_from_each_side() -> None:

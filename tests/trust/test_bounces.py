@@ -8,11 +8,11 @@ from datetime import timedelta
 from click.testing import CliRunner
 from sqlmodel import Session, select
 
-from pbem.cli import main
-from pbem.commands import reader
-from pbem.mail.inbound import parse_message
-from pbem.models import Bounce, Game, Player, Vacation
-from pbem.wallclock import now
+from pbem.cli.main import main
+from pbem.commands.lines import reader
+from pbem.core.models import Bounce, Game, Player, Vacation
+from pbem.core.wallclock import now
+from pbem.mail.message.inbound import parse_message
 from tests.service.mailer import GAME, compose, dsn, reply_to, text
 
 ALICE, BOB = "alice@example.org", "bob@example.org"

@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, func, select
 
-from pbem.models import (
+from pbem.core.models import (
     Bounce,
     Challenge,
     Game,

@@ -1,0 +1,1 @@
+"""Ataxx and its variants (Infection, Assimilation)."""

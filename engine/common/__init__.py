@@ -1,0 +1,1 @@
+"""What every game shares: the `Rules` protocol, errors, phrases, squares and grids."""

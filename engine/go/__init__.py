@@ -1,0 +1,1 @@
+"""Capture Go: first to N captures."""

@@ -1,0 +1,1 @@
+"""Myriades and Infinito."""

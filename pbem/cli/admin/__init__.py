@@ -1,0 +1,1 @@
+"""`pbem admin`: the operator's commands, one module for each family."""

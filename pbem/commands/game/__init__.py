@@ -1,0 +1,1 @@
+"""Commands that act on or read one game: move, take-back, conditional lines, say, next, records."""

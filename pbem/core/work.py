@@ -1,0 +1,93 @@
+"""The unit of work: what one transaction keeps beside its rows, in one typed object.
+
+Each field saves a query that a later step of the same transaction would otherwise make again
+(the mails of a move read the move, the vacations and the threads the move's own code just
+read or wrote). They are only as true as the transaction that read them, so they all live
+here and are dropped in one place: `Work.clear` when the transaction ends, committed or rolled
+back, and `Work.savepoint_ended` for what a savepoint's end can make stale. The command
+context carries it (`Context.work`); code that has only the session asks `work_of(session)`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.orm import Session, SessionTransaction
+
+from pbem.core.models import HeldMail, Move, Vacation
+
+
+@dataclass(eq=False)
+class Work:
+    """One transaction's caches. A field's comment says who writes it and who reads it."""
+
+    #: rows held for the rest of the transaction: the session's identity map holds them only
+    #: weakly, and a row dropped from it costs a SELECT the next time something asks for it (`db.keep`)
+    kept: list[object] = field(default_factory=list)
+    #: game id -> the move this transaction played in it, for the mails that show it
+    #: (`store.play` and the clock round write it, `store.last_move` reads it, `store.undo` drops it)
+    newest_moves: dict[int, Move] = field(default_factory=dict)
+    #: (game, version, text) -> the engine's reading of a move written in a mail, or its error:
+    #: the runner reads a bare line to tell a move from chatter, `store.play` plays that reading
+    parsed_moves: dict[tuple[int | None, int, str], Any] = field(default_factory=dict)
+    #: the views templates see, keyed by what they show (a game's version): `views.memo`
+    views: dict[tuple, Any] = field(default_factory=dict)
+    #: In-Reply-To -> (template, thread) of our mail it names, or None: `proof.answered`
+    answered: dict[str, tuple[str, str | None] | None] = field(default_factory=dict)
+    #: (player, game) -> the first and the newest of our mails in its thread: `post._thread`
+    threads: dict[tuple[int, int], tuple[str, str] | None] = field(default_factory=dict)
+    #: (player, turn start) -> the vacations that may pause that turn: `clock._holidays`
+    holidays: dict[tuple[int, datetime], list[Vacation]] = field(default_factory=dict)
+    #: (game, ply) -> the reminders the clock round found sent this turn, read once: `clock.read_ahead`
+    reminders_sent: dict[tuple[int, int], list[float]] = field(default_factory=dict)
+    #: (game, player, Message-ID) of the remarks stored, for the move of the same mail: `remarks.attach`
+    remarks: set[tuple[int, int, str | None]] = field(default_factory=set)
+    #: the row this mail's held commands went into: its language is settled after the commands
+    held: HeldMail | None = None
+
+    def forget_views(self) -> None:
+        """A change that does not touch a game's version (a vacation, a new name) follows: the
+        next views must see it."""
+        self.views.clear()
+
+    def forget_holidays(self) -> None:
+        """A vacation began or ended: the turns it pauses are read again."""
+        self.holidays.clear()
+
+    def savepoint_ended(self) -> None:
+        """A savepoint ended (a command line's, kept or rolled back): what it read of the
+        vacations may no longer be so."""
+        self.holidays.clear()
+
+    def clear(self) -> None:
+        """The transaction ended: nothing read in it is known any longer."""
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, list | dict | set):
+                value.clear()
+            else:
+                setattr(self, f.name, None)
+
+
+def work_of(session: Session) -> Work:
+    """The unit of work of `session`'s transaction, made on first use."""
+    work = session.info.get(Work)
+    if work is None:
+        work = session.info[Work] = Work()
+    return work
+
+
+@event.listens_for(Session, "after_transaction_end")
+def _transaction_ended(session: Session, transaction: SessionTransaction) -> None:
+    # A flush runs in a subtransaction of its own and changes nothing read; a savepoint or the
+    # real transaction ending (committed or rolled back) can.
+    work = session.info.get(Work)
+    if work is None:
+        return
+    if transaction.parent is None:
+        work.clear()
+    elif transaction.nested:
+        work.savepoint_ended()

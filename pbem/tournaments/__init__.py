@@ -1,0 +1,1 @@
+"""Tournaments and ladders: pairing, standings, places, their games and their letters."""
