@@ -29,7 +29,7 @@ from pbem.core.config import Settings  # noqa: E402
 from pbem.core.db import make_engine  # noqa: E402
 from pbem.core.models import Outbox  # noqa: E402
 from pbem.runners.daemon import Daemon  # noqa: E402
-from tests.service.mailer import GAME, compose, reply_to  # noqa: E402
+from tests.mailer import GAME, compose, reply_to  # noqa: E402
 
 ALICE, BOB = "alice@example.org", "bob@example.org"
 

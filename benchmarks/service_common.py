@@ -28,8 +28,8 @@ from pbem.games import players
 from pbem.games import store as G
 from pbem.games.clock import now
 from tests.integration.lines import move_address, script
+from tests.mailer import compose
 from tests.mailrig import MailRig
-from tests.service.mailer import compose
 
 KIND = "ataxx"
 _CLK_TCK = os.sysconf("SC_CLK_TCK")

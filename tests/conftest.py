@@ -11,6 +11,7 @@ import pytest
 from tests.integration.daemon import DaemonProcess
 from tests.mailrig import MailRig, missing_requirements
 from tests.needs import missing
+from tests.server import any_server, pg_server, server  # noqa: F401  (the service over SQLite, PostgreSQL, or both)
 
 
 @pytest.fixture(scope="session")

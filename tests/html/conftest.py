@@ -59,9 +59,9 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def server(tmp_path) -> Iterator[object]:
-    """The service over a SQLite file, as tests/service has it."""
+    """The service over a SQLite file, as tests/server.py makes it."""
     from tests.databases import throwaway
-    from tests.service.conftest import _server
+    from tests.server import _server
 
     with throwaway("sqlite", tmp_path) as url:
         yield from _server(url, tmp_path)

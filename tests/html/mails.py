@@ -14,8 +14,8 @@ from pbem.core.models import Challenge, Game, Outbox, Player
 from pbem.games import store as G
 from pbem.runners.inbound import Service
 from tests.databases import migrated
-from tests.service.conftest import Server
-from tests.service.mailer import GAME, compose, parse, reply_to
+from tests.mailer import GAME, compose, parse, reply_to
+from tests.server import Server
 
 #: case -> the challenge line's game and options
 CASES = {

@@ -14,7 +14,7 @@ from pbem.mail.message.outbound import build
 from pbem.text.htmlmail import tokens
 from pbem.text.templates import MOVE_CLOSE, MOVE_OPEN
 from pbem.text.templates import mark as keep  # as a template's keep() prints it in a sketch
-from tests.service.mailer import compose, reply_to, text
+from tests.mailer import compose, reply_to, text
 
 ALICE, BOB = "alice@example.org", "bob@example.org"
 

@@ -15,7 +15,7 @@ from tests.integration.daemon import POLLING, DaemonProcess
 from tests.integration.inboxes import Inboxes
 from tests.integration.test_tournament_by_email import _admin, _flat
 from tests.integration.waits import wait_until
-from tests.service.mailer import compose, parse, text
+from tests.mailer import compose, parse, text
 
 pytestmark = pytest.mark.integration
 

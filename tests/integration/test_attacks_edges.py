@@ -11,7 +11,7 @@ from sqlmodel import Session, select
 from pbem.core.db import make_engine
 from pbem.core.models import Bounce, Game, Outbox, Player, Remark
 from tests.integration.daemon import POLLING, DaemonProcess, handled
-from tests.service.mailer import compose, parse, reply_to, text
+from tests.mailer import compose, parse, reply_to, text
 
 pytestmark = pytest.mark.integration
 

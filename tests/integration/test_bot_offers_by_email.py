@@ -21,7 +21,7 @@ from pbem.games import store as G
 from tests.integration.daemon import DaemonProcess
 from tests.integration.test_bots_by_email import _flat, _game, _human_move, _mail_for, _start
 from tests.integration.waits import wait_until
-from tests.service.mailer import parse, reply_to, text
+from tests.mailer import parse, reply_to, text
 
 pytestmark = pytest.mark.integration
 

@@ -17,7 +17,7 @@ from pbem.core.models import Game, Move, Outbox, Player
 from pbem.games import store as G
 from tests.integration.daemon import DaemonProcess
 from tests.integration.waits import wait_until
-from tests.service.mailer import compose, parse, reply_to, text
+from tests.mailer import compose, parse, reply_to, text
 
 pytestmark = pytest.mark.integration
 

@@ -14,7 +14,7 @@ from pbem.core.db import make_engine
 from pbem.core.models import Game, Outbox, Player, Vacation
 from pbem.core.wallclock import now
 from tests.integration.daemon import POLLING, DaemonProcess, handled
-from tests.service.mailer import compose, dsn, parse, reply_to, text
+from tests.mailer import compose, dsn, parse, reply_to, text
 
 pytestmark = pytest.mark.integration
 

@@ -19,7 +19,7 @@ from pbem.core.models import Game, Outbox, Reminder
 from pbem.games.clock import now
 from tests.integration.daemon import POLLING, DaemonProcess
 from tests.integration.waits import wait_until
-from tests.service.mailer import compose, parse, reply_to
+from tests.mailer import compose, parse, reply_to
 
 pytestmark = pytest.mark.integration
 

@@ -11,7 +11,7 @@ import pbem_engine
 from pbem.core.db import make_engine
 from pbem.core.models import Conditional, Game, Move
 from tests.integration.daemon import POLLING, DaemonProcess
-from tests.service.mailer import compose, parse, reply_to, text
+from tests.mailer import compose, parse, reply_to, text
 
 pytestmark = pytest.mark.integration
 

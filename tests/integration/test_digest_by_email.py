@@ -18,7 +18,7 @@ from pbem.core.models import Move, Outbox, Player
 from pbem.core.wallclock import now
 from tests.integration.daemon import DaemonProcess
 from tests.integration.waits import wait_until
-from tests.service.mailer import compose, parse, reply_to, text
+from tests.mailer import compose, parse, reply_to, text
 
 pytestmark = pytest.mark.integration
 

@@ -30,7 +30,7 @@ from pbem.games.clock import now
 from tests.integration.daemon import POLLING, DaemonProcess
 from tests.integration.lines import move_address, script
 from tests.integration.waits import Deadline, scaled, wait_until
-from tests.service.mailer import compose, parse
+from tests.mailer import compose, parse
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

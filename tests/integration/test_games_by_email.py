@@ -24,7 +24,7 @@ from pbem.text import endings as words
 from tests.databases import throwaway
 from tests.integration.daemon import POLLING, DaemonProcess
 from tests.integration.waits import Deadline
-from tests.service.mailer import compose, parse, reply_to, text
+from tests.mailer import compose, parse, reply_to, text
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

@@ -27,7 +27,7 @@ from tests.databases import throwaway
 from tests.integration.daemon import POLLING, DaemonProcess
 from tests.integration.waits import Deadline
 from tests.languages import english_left, too_wide
-from tests.service.mailer import compose, parse, reply_to, text
+from tests.mailer import compose, parse, reply_to, text
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

@@ -26,7 +26,7 @@ from tests.databases import throwaway
 from tests.integration.daemon import POLLING, DaemonProcess
 from tests.integration.lines import move_address, script
 from tests.integration.waits import Deadline
-from tests.service.mailer import compose, parse
+from tests.mailer import compose, parse
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

@@ -18,7 +18,7 @@ from pbem.games import players
 from pbem.games import store as G
 from tests.integration.daemon import POLLING, DaemonProcess
 from tests.integration.waits import wait_until
-from tests.service.mailer import compose, parse, reply_to, text
+from tests.mailer import compose, parse, reply_to, text
 
 pytestmark = pytest.mark.integration
 

@@ -14,7 +14,7 @@ from pbem.core.db import make_engine
 from pbem.core.models import AdminAction, Game, Move
 from pbem.games import store as G
 from tests.integration.daemon import DaemonProcess
-from tests.service.mailer import compose, parse, reply_to, text
+from tests.mailer import compose, parse, reply_to, text
 
 pytestmark = pytest.mark.integration
 

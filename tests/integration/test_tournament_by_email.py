@@ -18,7 +18,7 @@ from pbem.core.db import make_engine
 from pbem.core.models import Game, Player, TournamentGame
 from tests.integration.daemon import POLLING, DaemonProcess
 from tests.integration.inboxes import Inboxes
-from tests.service.mailer import text
+from tests.mailer import text
 
 pytestmark = pytest.mark.integration
 

@@ -21,11 +21,21 @@ def _listed_packages() -> set[str]:
     return set(data["tool"]["setuptools"]["packages"])
 
 
+#: The code folders and the names they install as (pyproject.toml's package-dir).
+INSTALLED = {"pbem": "pbem", "engine": "pbem_engine", "bots": "pbem_bots"}
+
+
+def _installed_name(path: Path) -> str:
+    top, *rest = path.relative_to(ROOT).parts
+    return "/".join((INSTALLED[top], *rest))
+
+
 def test_every_code_folder_is_a_listed_package() -> None:
-    """pyproject.toml lists the packages by hand (for `templates/`): a new folder must be added."""
+    """pyproject.toml lists the packages by hand (for `templates/`, `engine/` and `bots/`): a new
+    folder must be added."""
     folders = {
-        ".".join(path.parent.relative_to(ROOT).parts)
-        for top in ("pbem", "engine")
+        _installed_name(path.parent).replace("/", ".")
+        for top in INSTALLED
         for path in (ROOT / top).rglob("*.py")
         if "__pycache__" not in path.parts
     }
@@ -82,14 +92,14 @@ def test_the_built_wheel_carries_every_template_and_migration(tmp_path: Path) ->
     names = set(zipfile.ZipFile(wheel).namelist())
     wanted = {f"{PACKAGE}/{p.relative_to(ROOT / 'templates').as_posix()}"
               for pattern in ("*.txt", "*.html") for p in (ROOT / "templates").rglob(pattern)}
-    wanted |= {p.relative_to(ROOT).as_posix() for p in (ROOT / "pbem" / "migrations").rglob("*") if p.is_file()
+    wanted |= {_installed_name(p) for p in (ROOT / "pbem" / "core" / "migrations").rglob("*") if p.is_file()
                and "__pycache__" not in p.parts}
-    wanted |= {p.relative_to(ROOT).as_posix() for top in ("pbem", "engine") for p in (ROOT / top).rglob("*.py")
+    wanted |= {_installed_name(p) for top in INSTALLED for p in (ROOT / top).rglob("*.py")
                if "__pycache__" not in p.parts}
-    wanted |= {p.relative_to(ROOT).as_posix() for p in (ROOT / "pbem" / "locale").rglob("*.[mp]o")}
+    wanted |= {_installed_name(p) for p in (ROOT / "pbem" / "text" / "locale").rglob("*.[mp]o")}
     assert any(name.endswith("/ru/LC_MESSAGES/messages.mo") for name in wanted)
     assert len(wanted) > 100
     assert wanted <= names, sorted(wanted - names)
-    assert not any(name.startswith(("tests/", "benchmarks/", "templates/")) for name in names)
+    assert not any(name.startswith(("tests/", "benchmarks/", "templates/", "engine/", "bots/")) for name in names)
     metadata = next(zipfile.ZipFile(wheel).read(n) for n in names if n.endswith(".dist-info/METADATA")).decode()
     assert "License-Expression: MIT" in metadata.splitlines()  # the SPDX string, not the deprecated table

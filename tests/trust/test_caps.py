@@ -16,8 +16,8 @@ from pbem.text.i18n import LANGUAGES, speaker
 from pbem.trust import proof as trust
 from pbem_engine.common.phrases import nphrase, phrase
 from tests.languages import english_left
-from tests.service.mailer import compose, reply_to, text
-from tests.service.players import ALICE, BOB, start_game
+from tests.mailer import compose, reply_to, text
+from tests.players import ALICE, BOB, start_game
 
 VICTIM, CAROL = "victim@example.net", "carol@example.org"
 
@@ -231,7 +231,7 @@ def test_takebacks_asked_in_one_game_are_capped_per_day(server, language: str) -
 @pytest.mark.parametrize("language", list(LANGUAGES))
 def test_ladder_challenge_and_resign_pairs_start_one_game_a_day(server, language: str) -> None:
     from pbem.tournaments import tournament as T
-    from tests.service.test_ladders import PLAYERS, _challenge_game, _ladder
+    from tests.tournaments.test_ladders import PLAYERS, _challenge_game, _ladder
 
     tid = _ladder(server)
     ann, ben = PLAYERS[0], PLAYERS[1]

@@ -25,7 +25,7 @@ from pbem.core.models import (
     Vacation,
     Watcher,
 )
-from tests.service.mailer import GAME, compose, replayed, reply_to, text
+from tests.mailer import GAME, compose, replayed, reply_to, text
 
 ALICE, BOB, CAROL, EVE = "alice@example.org", "bob@example.org", "carol@example.org", "eve@example.org"
 

@@ -28,7 +28,7 @@ from pbem.core.db import make_engine, migrate
 from pbem.core.models import Game, InboundMessage, Move, Outbox
 from pbem.mail.message.inbound import parse_message
 from pbem.runners.inbound import Service
-from tests.service.mailer import GAME
+from tests.mailer import GAME
 
 BATCH = 10  # inputs per hypothesis example
 PARSER_INPUTS = int(os.environ.get("PBEM_FUZZ_PARSER", "4000"))

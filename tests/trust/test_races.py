@@ -11,7 +11,7 @@ from sqlmodel import Session, select
 
 from pbem.core.models import Outbox, Quarantine
 from pbem.runners import outbox, quarantine
-from tests.service.mailer import compose
+from tests.mailer import compose
 
 
 def _together(*jobs) -> list[BaseException]:  # noqa: ANN002

@@ -14,7 +14,7 @@ from pbem.commands.player import held
 from pbem.core.models import Bounce, Game, InboundMessage, Move, Outbox, Quarantine
 from pbem.runners import quarantine
 from pbem.runners.daemon import Daemon
-from tests.service.mailer import GAME, compose, parse, reply_to, text
+from tests.mailer import GAME, compose, parse, reply_to, text
 
 ALICE, BOB, EVE = "alice@example.org", "bob@example.org", "eve@example.org"
 
