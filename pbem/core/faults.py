@@ -17,11 +17,13 @@ from __future__ import annotations
 import functools
 import os
 import signal
+import threading
 
 ENV = "PBEM_CRASH_AT"
 POINTS = ("before-commit", "after-commit", "after-smtp", "bot-thinking", "bot-searched")
 
 _counts: dict[str, int] = {}
+_COUNTS_LOCK = threading.Lock()
 
 
 @functools.cache
@@ -39,8 +41,9 @@ def crash_point(point: str) -> None:
     nth = _plan().get(point)
     if nth is None:
         return
-    _counts[point] = _counts.get(point, 0) + 1
-    if _counts[point] == nth:
+    with _COUNTS_LOCK:
+        _counts[point] = count = _counts.get(point, 0) + 1
+    if count == nth:
         os.kill(os.getpid(), signal.SIGKILL)
 
 

@@ -17,6 +17,7 @@ read it.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -52,6 +53,7 @@ _CODE = re.compile(
 _SPACES = re.compile(r"\s{2,}")  # the text part's gaps around examples: one space in HTML
 _DRAWN: dict[tuple[int, str], tuple[dict[str, Any], str, Markup]] = {}  # (id(grid), language) -> (grid, kind, table)
 _DRAWN_MAX = 64
+_DRAWN_LOCK = threading.Lock()
 #: the `lang` of the page, where the code alone says too little
 HTML_LANG = {"zh": "zh-Hans"}
 
@@ -67,13 +69,15 @@ def _drawn(templates: Templates, game: dict[str, Any], language: str = DEFAULT) 
     opponent's draw it once. The entry keeps the grid itself, so its id is not reused while
     cached."""
     grid, kind = boards.grid_for(game, language), game.get("kind")  # its legend in the language
-    found = _DRAWN.get((id(grid), language))
+    with _DRAWN_LOCK:  # the inbound runner, the clock round and the bot runner render at once
+        found = _DRAWN.get((id(grid), language))
     if found is not None and found[0] is grid and found[1] == kind:
         return found[2]
     html = templates.html_environment(language).get_template("_board.html").module.board({**game, "grid": grid})
-    if len(_DRAWN) >= _DRAWN_MAX:
-        _DRAWN.clear()
-    _DRAWN[(id(grid), language)] = (grid, kind, html)
+    with _DRAWN_LOCK:
+        if len(_DRAWN) >= _DRAWN_MAX:
+            _DRAWN.clear()
+        _DRAWN[(id(grid), language)] = (grid, kind, html)
     return html
 
 

@@ -11,6 +11,7 @@ and never inside a span the caller holds together.
 from __future__ import annotations
 
 import textwrap
+import threading
 import unicodedata
 from functools import lru_cache
 
@@ -41,16 +42,20 @@ def is_wide(char: str) -> bool:
 
 
 _NARROW: set[str] = set()  # the letters found narrow so far: a line of them needs no look at each
+_NARROW_LOCK = threading.Lock()  # shared by the daemon's threads
 
 
 def _all_narrow(line: str) -> bool:
     if line.isascii():
         return True
-    for char in set(line).difference(_NARROW):
+    with _NARROW_LOCK:
+        unknown = set(line).difference(_NARROW)
+    for char in unknown:
         if is_wide(char):
             return False
+    with _NARROW_LOCK:
         if len(_NARROW) < 65536:
-            _NARROW.add(char)
+            _NARROW.update(unknown)
     return True
 
 
