@@ -22,29 +22,30 @@ from pbem.core.models import HeldMail, Move, Vacation
 
 @dataclass(eq=False)
 class Work:
-    """One transaction's caches. A field's comment says who writes it and who reads it."""
+    """One transaction's caches. A field's comment says who writes it and who reads it; a row's
+    id is typed `int | None` as the models type it (None until the row is flushed)."""
 
     #: rows held for the rest of the transaction: the session's identity map holds them only
     #: weakly, and a row dropped from it costs a SELECT the next time something asks for it (`db.keep`)
     kept: list[object] = field(default_factory=list)
     #: game id -> the move this transaction played in it, for the mails that show it
     #: (`store.play` and the clock round write it, `store.last_move` reads it, `store.undo` drops it)
-    newest_moves: dict[int, Move] = field(default_factory=dict)
+    newest_moves: dict[int | None, Move] = field(default_factory=dict)
     #: (game, version, text) -> the engine's reading of a move written in a mail, or its error:
     #: the runner reads a bare line to tell a move from chatter, `store.play` plays that reading
     parsed_moves: dict[tuple[int | None, int, str], Any] = field(default_factory=dict)
     #: the views templates see, keyed by what they show (a game's version): `views.memo`
     views: dict[tuple, Any] = field(default_factory=dict)
     #: In-Reply-To -> (template, thread) of our mail it names, or None: `proof.answered`
-    answered: dict[str, tuple[str, str | None] | None] = field(default_factory=dict)
+    answered: dict[str, tuple[Any, ...] | None] = field(default_factory=dict)
     #: (player, game) -> the first and the newest of our mails in its thread: `post._thread`
-    threads: dict[tuple[int, int], tuple[str, str] | None] = field(default_factory=dict)
+    threads: dict[tuple[int | None, int | None], tuple[str, str] | None] = field(default_factory=dict)
     #: (player, turn start) -> the vacations that may pause that turn: `clock._holidays`
-    holidays: dict[tuple[int, datetime], list[Vacation]] = field(default_factory=dict)
+    holidays: dict[tuple[int | None, datetime | None], list[Vacation]] = field(default_factory=dict)
     #: (game, ply) -> the reminders the clock round found sent this turn, read once: `clock.read_ahead`
-    reminders_sent: dict[tuple[int, int], list[float]] = field(default_factory=dict)
+    reminders_sent: dict[tuple[int | None, int], list[float]] = field(default_factory=dict)
     #: (game, player, Message-ID) of the remarks stored, for the move of the same mail: `remarks.attach`
-    remarks: set[tuple[int, int, str | None]] = field(default_factory=set)
+    remarks: set[tuple[int | None, int | None, str | None]] = field(default_factory=set)
     #: the row this mail's held commands went into: its language is settled after the commands
     held: HeldMail | None = None
 
