@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import bindparam, func, insert
 from sqlmodel import Session, select
 
-from pbem import htmlmail, notify, present, records, tokens, trust
+from pbem import htmlmail, notify, present, records, tokens, trust, weblinks
 from pbem.bots_players import is_bot
 from pbem.config import Settings
 from pbem.mail import outbound
@@ -130,6 +130,9 @@ def queue(
         "ignored": list(ignored), "player": player, "game_id": game.id if game is not None else None,
         "heads": heads,
     }
+    page = weblinks.game_url(settings, game if game is not None else shown)
+    if page is not None:  # only with a base_url: else the mail stays as it always was
+        facts["game_url"] = page
     framed = templates.frame(len(letters), language, **facts)
     frame = templates.text(framed, sections=[r.body for r in rendered])
     html = None
@@ -153,6 +156,7 @@ def queue(
         date=at,
         language=language,
         unsubscribe=trust.stop_address(settings, player) if player.proven_at is None else None,
+        unsubscribe_url=weblinks.unsubscribe_url(settings, player),
         answers=letters[0].reply,  # an answer to their mail; a notice, a reminder, a digest is not one
         feedback_id=outbound.feedback_id(letters[0].template.removesuffix(".txt"), settings.domain),
     )

@@ -14,7 +14,7 @@ from datetime import datetime
 from sqlalchemy import bindparam
 from sqlmodel import Session, select
 
-from pbem.models import Game, Player, Rating
+from pbem.models import Game, Player, Rating, RatingPoint
 
 SCALE = 173.7178  # Glicko-2's ratio between the Glicko scale and its own
 TAU = 0.5  # how fast volatility may change; Glickman suggests 0.3 to 1.2
@@ -113,6 +113,7 @@ def rate_game(session: Session, game: Game, now: datetime) -> None:
         row.games += 1
         row.updated_at = now
         session.add(row)
+        session.add(RatingPoint(player_id=row.player_id, kind=game.kind, game_id=game.id, rating=row.rating, at=now))
 
 
 def table(session: Session, kind: str) -> list[dict[str, object]]:
