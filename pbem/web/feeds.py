@@ -5,12 +5,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from lxml import etree
-from sqlalchemy import or_
 from sqlmodel import Session, select
 
 from pbem import weblinks
 from pbem.i18n import Speaker
-from pbem.models import Game, Move, Player
+from pbem.models import Move, Player
 from pbem.web import seen
 
 ATOM = "http://www.w3.org/2005/Atom"
@@ -25,7 +24,7 @@ def atom(session: Session, player: Player, base: str, domain: str, talk: Speaker
     """The feed of `player`'s listed games' moves, links absolute under `base`."""
     games = {g.id: (g, a, b) for g, a, b in seen.listed_games(session, player.id)}
     moves = session.exec(
-        select(Move).where(Move.game_id.in_(list(games)), or_(Move.game_id.is_not(None)))
+        select(Move).where(Move.game_id.in_(list(games)))
         .order_by(Move.created_at.desc(), Move.id.desc()).limit(ENTRIES)
     ).all() if games else []
     feed = etree.Element(f"{{{ATOM}}}feed", nsmap={None: ATOM})
