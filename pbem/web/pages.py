@@ -121,11 +121,12 @@ class Pages:
         return self._page(request, "tournaments.html", tournaments=found)
 
     def tournament(self, request: Request) -> Response:
+        code, _ = self._lang(request)
         with Session(self.reader) as session:
             t = session.get(Tournament, request.path_params["tid"])
             if t is None or t.status == "cancelled":
                 return self.missing(request)
-            view = views.tournament(session, t)
+            view = views.tournament(session, t, speaker(code))
         return self._page(request, "ladder.html" if t.format == "ladder" else "tournament.html", t=view)
 
     def challenges(self, request: Request) -> Response:

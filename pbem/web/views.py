@@ -66,7 +66,7 @@ def game(session: Session, game: Game, ply: int | None, talk: Speaker) -> dict[s
 
 def record(session: Session, game: Game) -> records.Record:
     """The game's record to download (SGF or text), with names and no address."""
-    return records.export(session, game, addresses=False)
+    return records.export(session, game, addresses=False, public_only=True)
 
 
 def fen(game: Game, ply: int | None, session: Session) -> str:
@@ -116,7 +116,19 @@ def player(session: Session, player: Player, talk: Speaker) -> dict[str, Any]:
             "active": active, "done": done, "ratings": ratings, "colours": colours}
 
 
-def tournament(session: Session, t: Tournament) -> dict[str, Any]:
+def _hidden(value: Any, private: set[str], label: str) -> Any:
+    """`value` with the names of the players who keep their games private replaced by `label`."""
+    if isinstance(value, dict):
+        return {k: _hidden(v, private, label) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_hidden(v, private, label) for v in value]
+    return label if isinstance(value, str) and value in private else value
+
+
+def tournament(session: Session, t: Tournament, talk: Speaker) -> dict[str, Any]:
+    entrants = [e.player_id for e in tournament_table.entries(session, t)]
+    private = {p.name for p in session.exec(select(Player).where(Player.id.in_(entrants)))
+               if not (p.public or p.bot_level is not None)}
     view = _clean(tournament_table.view(session, t))
     ids = [r.game_id for r in tournament_table.boards(session, t) if r.game_id]
     listed = seen.listed_ids(session, ids)
@@ -136,9 +148,10 @@ def tournament(session: Session, t: Tournament) -> dict[str, Any]:
             item["path"] = paths.get(item.get("game"))
     for item in view.get("places", []):
         item["path"] = paths.get(item.get("playing"))
-    view["rounds"] = sorted(rounds.items())
+    view["boards"] = [[number, rows] for number, rows in sorted(rounds.items())]
     view["title"] = engine.lookup(t.kind).title
-    return view
+    # a player who keeps their games private is in the table, but not by name
+    return _hidden(view, private, talk.gettext("a player who plays in private"))
 
 
 def tournaments(session: Session) -> list[dict[str, Any]]:
