@@ -11,7 +11,7 @@ from http.client import HTTPResponse
 
 from sqlmodel import Session, select
 
-from pbem import tokens
+from pbem import tokens, weblinks
 from pbem.models import Game, Player
 from tests.web.site import PRIVATE, PUBLIC, World
 
@@ -69,7 +69,12 @@ def test_a_stranger_sees_no_address_no_secret_no_private_game(world: World, site
         assert "Carol" not in body, path  # she said no: none of her games is listed, she has no page
         assert "private-remark-text" not in body, path
     listed = [p for p in found if p.startswith("/g/")]
-    assert {re.sub(r"/(record|fen)$", "", p.split("?")[0]) for p in listed} == {world.games[g] for g in world.games if g not in world.private_games}
+    with Session(world.engine) as session:
+        people_by_id = {p.id: p for p in people}
+        public = {weblinks.game_path(g) for g in session.exec(select(Game))
+                  if people_by_id[g.player0_id].public and people_by_id[g.player1_id].public}
+    assert {re.sub(r"/(record|fen)$", "", p.split("?")[0]) for p in listed} == public
+    assert not public & {world.games[g] for g in world.private_games}
     assert get(site + f"/p/{world.players['Carol']}")[0] == 404
 
 
