@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from lxml import etree
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbem import weblinks
 from pbem.i18n import Speaker
@@ -24,8 +24,8 @@ def atom(session: Session, player: Player, base: str, domain: str, talk: Speaker
     """The feed of `player`'s listed games' moves, links absolute under `base`."""
     games = {g.id: (g, a, b) for g, a, b in seen.listed_games(session, player.id)}
     moves = session.exec(
-        select(Move).where(Move.game_id.in_(list(games)))
-        .order_by(Move.created_at.desc(), Move.id.desc()).limit(ENTRIES)
+        select(Move).where(col(Move.game_id).in_(list(games)))
+        .order_by(col(Move.created_at).desc(), col(Move.id).desc()).limit(ENTRIES)
     ).all() if games else []
     feed = etree.Element(f"{{{ATOM}}}feed", nsmap={None: ATOM})
     etree.SubElement(feed, f"{{{ATOM}}}id").text = f"tag:{domain},2026:player-{player.id}"

@@ -10,14 +10,14 @@ from typing import Any
 
 from sqlalchemy import and_, or_
 from sqlalchemy.orm import aliased
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbem.models import Game, Player
 
 
 def agreeing(player: Any) -> Any:
     """SQL: the player (a Player or an alias of it) agrees to be listed."""
-    return or_(player.public.is_(True), player.bot_level.is_not(None))
+    return or_(col(player.public).is_(True), col(player.bot_level).is_not(None))
 
 
 def listed_games(session: Session, player_id: int | None = None, limit: int = 200) -> list[tuple[Game, Player, Player]]:
@@ -25,20 +25,20 @@ def listed_games(session: Session, player_id: int | None = None, limit: int = 20
     first, second = aliased(Player), aliased(Player)
     query = (
         select(Game, first, second)
-        .join(first, first.id == Game.player0_id)
-        .join(second, second.id == Game.player1_id)
+        .join(first, col(first.id) == col(Game.player0_id))
+        .join(second, col(second.id) == col(Game.player1_id))
         .where(agreeing(first), agreeing(second), Game.status != "cancelled")
     )
     if player_id is not None:
-        query = query.where(or_(Game.player0_id == player_id, Game.player1_id == player_id))
-    query = query.order_by(Game.updated_at.desc(), Game.id.desc()).limit(limit)
+        query = query.where(or_(col(Game.player0_id) == player_id, col(Game.player1_id) == player_id))
+    query = query.order_by(col(Game.updated_at).desc(), col(Game.id).desc()).limit(limit)
     return [(g, a, b) for g, a, b in session.exec(query).all()]
 
 
 def is_listed(session: Session, game: Game) -> bool:
     first, second = aliased(Player), aliased(Player)
     query = (
-        select(Game.id).join(first, first.id == Game.player0_id).join(second, second.id == Game.player1_id)
+        select(Game.id).join(first, col(first.id) == col(Game.player0_id)).join(second, col(second.id) == col(Game.player1_id))
         .where(Game.id == game.id, agreeing(first), agreeing(second))
     )
     return session.exec(query).first() is not None
@@ -58,7 +58,7 @@ def listed_ids(session: Session, game_ids: list[int]) -> set[int]:
         return set()
     first, second = aliased(Player), aliased(Player)
     query = (
-        select(Game.id).join(first, first.id == Game.player0_id).join(second, second.id == Game.player1_id)
-        .where(Game.id.in_(game_ids), and_(agreeing(first), agreeing(second)))
+        select(Game.id).join(first, col(first.id) == col(Game.player0_id)).join(second, col(second.id) == col(Game.player1_id))
+        .where(col(Game.id).in_(game_ids), and_(agreeing(first), agreeing(second)))
     )
-    return set(session.exec(query).all())
+    return {gid for gid in session.exec(query).all() if gid is not None}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 import engine
 from engine.ataxx import Ataxx
@@ -88,7 +88,8 @@ def _result_for(game: Game, side: int) -> str:
 
 def player(session: Session, player: Player, talk: Speaker) -> dict[str, Any]:
     listed = seen.listed_games(session, player.id)
-    active, done = [], []
+    active: list[dict[str, Any]] = []
+    done: list[dict[str, Any]] = []
     by_colour: dict[tuple[str, str], dict[str, int]] = {}
     for g, a, b in listed:
         side = 0 if g.player0_id == player.id else 1
@@ -99,13 +100,13 @@ def player(session: Session, player: Player, talk: Speaker) -> dict[str, Any]:
         (active if g.status == "active" else done).append(row)
         if g.status == "finished":
             counts = by_colour.setdefault((rules_cls.title, rules_cls.sides[side]), {"won": 0, "draw": 0, "lost": 0})
-            counts[row["outcome"]] += 1
+            counts[str(row["outcome"])] += 1
     ratings = []
     for rating in session.exec(select(Rating).where(Rating.player_id == player.id).order_by(Rating.kind)):
         points = session.exec(
             select(RatingPoint.at, RatingPoint.rating)
             .where(RatingPoint.player_id == player.id, RatingPoint.kind == rating.kind)
-            .order_by(RatingPoint.at, RatingPoint.id)
+            .order_by(col(RatingPoint.at), col(RatingPoint.id))
         ).all()
         label = talk.gettext("Rating history in %(game)s", game=engine.lookup(rating.kind).title)
         ratings.append({"kind": rating.kind, "title": engine.lookup(rating.kind).title,
@@ -127,14 +128,14 @@ def _hidden(value: Any, private: set[str], label: str) -> Any:
 
 def tournament(session: Session, t: Tournament, talk: Speaker) -> dict[str, Any]:
     entrants = [e.player_id for e in tournament_table.entries(session, t)]
-    private = {p.name for p in session.exec(select(Player).where(Player.id.in_(entrants)))
+    private = {p.name for p in session.exec(select(Player).where(col(Player.id).in_(entrants)))
                if not (p.public or p.bot_level is not None)}
     view = _clean(tournament_table.view(session, t))
     ids = [r.game_id for r in tournament_table.boards(session, t) if r.game_id]
     listed = seen.listed_ids(session, ids)
-    paths = {g.id: weblinks.game_path(g) for g in session.exec(select(Game).where(Game.id.in_(list(listed))))}
+    paths = {g.id: weblinks.game_path(g) for g in session.exec(select(Game).where(col(Game.id).in_(list(listed))))}
     rounds: dict[int, list[dict[str, Any]]] = {}
-    names = {p.id: p.name for p in session.exec(select(Player).where(Player.id.in_(
+    names = {p.id: p.name for p in session.exec(select(Player).where(col(Player.id).in_(
         [e.player_id for e in tournament_table.entries(session, t)])))}
     for row in tournament_table.boards(session, t):
         rounds.setdefault(row.round, []).append({
@@ -155,7 +156,7 @@ def tournament(session: Session, t: Tournament, talk: Speaker) -> dict[str, Any]
 
 
 def tournaments(session: Session) -> list[dict[str, Any]]:
-    found = session.exec(select(Tournament).where(Tournament.status != "cancelled").order_by(Tournament.id.desc()))
+    found = session.exec(select(Tournament).where(Tournament.status != "cancelled").order_by(col(Tournament.id).desc()))
     return [{"id": t.id, "name": t.name, "format": t.format, "title": engine.lookup(t.kind).title,
              "status": t.status, "round": t.round} for t in found]
 
@@ -163,9 +164,9 @@ def tournaments(session: Session) -> list[dict[str, Any]]:
 def challenges(session: Session) -> list[dict[str, Any]]:
     """The open challenges (to anyone): the game, its options, the challenger's name."""
     rows = session.exec(
-        select(Challenge, Player).join(Player, Player.id == Challenge.challenger_id)
-        .where(Challenge.status == "open", Challenge.opponent_id.is_(None), Player.banned.is_(False))
-        .order_by(Challenge.id)
+        select(Challenge, Player).join(Player, col(Player.id) == col(Challenge.challenger_id))
+        .where(Challenge.status == "open", col(Challenge.opponent_id).is_(None), col(Player.banned).is_(False))
+        .order_by(col(Challenge.id))
     ).all()
     return [{"id": c.id, "title": engine.lookup(c.kind).title, "kind": c.kind,
              "options": " ".join(f"{k}={v}" for k, v in sorted(c.options.items())),

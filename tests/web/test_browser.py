@@ -94,10 +94,9 @@ def test_every_page_lays_out_at_both_widths_in_both_schemes(browser, artifacts, 
                 if name.startswith("game"):
                     w, h, right = found["board"]
                     assert abs(w - h) < 1 and w >= min(300, width - 40) and right <= width, (where, found)
-                    if name != "game-step" or True:
-                        assert found["last"] is not None, (where, "no last move ringed")
-                        lw, lh, left, lright = found["last"]
-                        assert lw > 3 and abs(lw - lh) < 1 and left >= 0 and lright <= width, (where, found)
+                    assert found["last"] is not None, (where, "no last move ringed")
+                    lw, lh, left, lright = found["last"]
+                    assert lw > 3 and abs(lw - lh) < 1 and left >= 0 and lright <= width, (where, found)
                 if shots:
                     _show(browser, site + path, width, scheme, min(found["height"], 4000))
                     browser.save_screenshot(str(folder / f"{name}-{width}-{scheme}.png"))

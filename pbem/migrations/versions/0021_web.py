@@ -13,7 +13,7 @@ for the rating plot of their page (from now on: the history before it was never 
 import secrets
 
 import sqlalchemy as sa
-import sqlmodel
+import sqlmodel.sql.sqltypes
 from alembic import op
 
 revision = "0021"
