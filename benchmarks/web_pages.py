@@ -19,10 +19,10 @@ from pathlib import Path
 
 from sqlalchemy import text
 
-from pbem import games as G
-from pbem import weblinks
-from pbem.config import Settings, WebSettings
-from pbem.db import make_engine, migrate, transaction
+from pbem.games import store as G
+from pbem.letters import weblinks
+from pbem.core.config import Settings, WebSettings
+from pbem.core.db import make_engine, migrate, transaction
 from tests.web.site import _play, _player
 
 

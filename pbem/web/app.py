@@ -6,7 +6,7 @@ from sqlalchemy import Engine, create_engine, event
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from pbem.config import Settings
+from pbem.core.config import Settings
 from pbem.web.guard import Guard
 from pbem.web.pages import Pages
 

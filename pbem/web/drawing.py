@@ -1,6 +1,6 @@
 """A board and a rating history as SVG, drawn on the server: no script, no image file.
 
-The board comes from `pbem.boards.grid` (the cells the HTML mail draws too): a square
+The board comes from `pbem.text.boards.grid` (the cells the HTML mail draws too): a square
 picture of (n + 2) x (n + 2) units with the coordinates on all four sides, so it scales to
 any width and stays square. Go is drawn on the lines, the others in squares. The last move
 is ringed (class `last`). Every text is XML-escaped here.

@@ -12,14 +12,14 @@ from sqlmodel import Session
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
 
-import engine
-from pbem import weblinks
-from pbem.config import Settings
-from pbem.db import transaction
-from pbem.i18n import speaker
-from pbem.models import Tournament
-from pbem.templates import Templates
-from pbem.wallclock import now
+import pbem_engine
+from pbem.letters import weblinks
+from pbem.core.config import Settings
+from pbem.core.db import transaction
+from pbem.text.i18n import speaker
+from pbem.core.models import Tournament
+from pbem.text.templates import Templates
+from pbem.core.wallclock import now
 from pbem.web import feeds, seen, speech, views
 
 NOINDEX = {"x-robots-tag": "noindex, nofollow"}
@@ -51,7 +51,7 @@ class Pages:
 
     def index(self, request: Request) -> Response:
         with Session(self.reader) as session:
-            games = [{"id": g.id, "path": weblinks.game_path(g), "title": engine.lookup(g.kind).title,
+            games = [{"id": g.id, "path": weblinks.game_path(g), "title": pbem_engine.lookup(g.kind).title,
                       "first": a.name, "second": b.name, "result": g.result, "status": g.status}
                      for g, a, b in seen.listed_games(session, limit=20)]
         return self._page(request, "index.html", games=games)
@@ -139,7 +139,7 @@ class Pages:
 
     def rules(self, request: Request) -> Response:
         name = request.path_params["name"]
-        if name not in engine.names():
+        if name not in pbem_engine.names():
             return self.missing(request)
         code, _ = self._lang(request)
         text = self.templates.render("rules.txt", code, **views.rules_context(name))

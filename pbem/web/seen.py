@@ -1,5 +1,5 @@
 """What a stranger may see: a game is listed (on player pages, feeds and tournament pages)
-only when both its players agree (`public yes`, or a bot: `pbem.weblinks.agrees`); a player
+only when both its players agree (`public yes`, or a bot: `pbem.letters.weblinks.agrees`); a player
 has a page only when they agree. A game's own page is reached by its secret link alone. No
 address ever leaves this module: the pages get names.
 """
@@ -12,7 +12,7 @@ from sqlalchemy import and_, or_
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
-from pbem.models import Game, Player
+from pbem.core.models import Game, Player
 
 
 def agreeing(player: Any) -> Any:

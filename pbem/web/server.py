@@ -15,7 +15,7 @@ import socket
 import uvicorn
 from sqlalchemy import Engine
 
-from pbem.config import Settings
+from pbem.core.config import Settings
 from pbem.web.app import build
 
 log = logging.getLogger(__name__)

@@ -2,7 +2,7 @@
 
 `?lang=CODE` (a link on every page) wins; else the Accept-Language header, negotiated by
 Babel against the six languages; else English. The templates are Jinja2 with the i18n
-extension over pbem's catalogs (`pbem.i18n`), autoescaped, one environment per language.
+extension over pbem's catalogs (`pbem.text.i18n`), autoescaped, one environment per language.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from babel.core import negotiate_locale
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
-from engine.phrases import Phrase
-from pbem.i18n import DEFAULT, LANGUAGES, Speaker, speaker
-from pbem.templates import packaged
+from pbem_engine.common.phrases import Phrase
+from pbem.text.i18n import DEFAULT, LANGUAGES, Speaker, speaker
+from pbem.text.templates import packaged
 
 #: the `lang` of a page where the code alone says too little (as the HTML mails have it)
 HTML_LANG = {"zh": "zh-Hans"}

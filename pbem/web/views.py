@@ -1,5 +1,5 @@
 """The data of each page, read from the records by pbem's own domain modules: names only,
-never an address (the views of `pbem.tournament_table` have them: they are dropped here)."""
+never an address (the views of `pbem.tournaments.table` have them: they are dropped here)."""
 
 from __future__ import annotations
 
@@ -8,15 +8,18 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-import engine
-from engine.ataxx import Ataxx
-from engine.ataxx_board import to_fen
-from engine.capturego import CaptureGo
-from pbem import boards, clock, records, remarks, tournament_table, weblinks
-from pbem import games as G
-from pbem.i18n import Speaker
-from pbem.models import Challenge, Game, Player, Rating, RatingPoint, Tournament
-from pbem.present import title
+import pbem_engine
+from pbem_engine.ataxx.game import Ataxx
+from pbem_engine.ataxx.board import to_fen
+from pbem_engine.go.game import CaptureGo
+from pbem.text import boards
+from pbem.games import clock, records, remarks
+from pbem.tournaments import table as tournament_table
+from pbem.letters import weblinks
+from pbem.games import store as G
+from pbem.text.i18n import Speaker
+from pbem.core.models import Challenge, Game, Player, Rating, RatingPoint, Tournament
+from pbem.letters.views import title
 from pbem.web import drawing, seen
 from pbem.web.speech import markup
 
@@ -93,7 +96,7 @@ def player(session: Session, player: Player, talk: Speaker) -> dict[str, Any]:
     by_colour: dict[tuple[str, str], dict[str, int]] = {}
     for g, a, b in listed:
         side = 0 if g.player0_id == player.id else 1
-        rules_cls = engine.lookup(g.kind)
+        rules_cls = pbem_engine.lookup(g.kind)
         row = {"id": g.id, "path": weblinks.game_path(g), "kind": g.kind, "title": rules_cls.title,
                "opponent": (b if side == 0 else a).name, "side": rules_cls.sides[side],
                "result": g.result, "outcome": _result_for(g, side), "ply": g.ply, "updated": g.updated_at}
@@ -108,8 +111,8 @@ def player(session: Session, player: Player, talk: Speaker) -> dict[str, Any]:
             .where(RatingPoint.player_id == player.id, RatingPoint.kind == rating.kind)
             .order_by(col(RatingPoint.at), col(RatingPoint.id))
         ).all()
-        label = talk.gettext("Rating history in %(game)s", game=engine.lookup(rating.kind).title)
-        ratings.append({"kind": rating.kind, "title": engine.lookup(rating.kind).title,
+        label = talk.gettext("Rating history in %(game)s", game=pbem_engine.lookup(rating.kind).title)
+        ratings.append({"kind": rating.kind, "title": pbem_engine.lookup(rating.kind).title,
                         "rating": round(rating.rating), "deviation": round(rating.deviation), "games": rating.games,
                         "plot": markup(drawing.plot([(at, r) for at, r in points], label)) if points else None})
     colours = [{"game": k[0], "side": k[1], **v} for k, v in sorted(by_colour.items())]
@@ -150,14 +153,14 @@ def tournament(session: Session, t: Tournament, talk: Speaker) -> dict[str, Any]
     for item in view.get("places", []):
         item["path"] = paths.get(item.get("playing"))
     view["boards"] = [[number, rows] for number, rows in sorted(rounds.items())]
-    view["title"] = engine.lookup(t.kind).title
+    view["title"] = pbem_engine.lookup(t.kind).title
     # a player who keeps their games private is in the table, but not by name
     return _hidden(view, private, talk.gettext("a player who plays in private"))
 
 
 def tournaments(session: Session) -> list[dict[str, Any]]:
     found = session.exec(select(Tournament).where(Tournament.status != "cancelled").order_by(col(Tournament.id).desc()))
-    return [{"id": t.id, "name": t.name, "format": t.format, "title": engine.lookup(t.kind).title,
+    return [{"id": t.id, "name": t.name, "format": t.format, "title": pbem_engine.lookup(t.kind).title,
              "status": t.status, "round": t.round} for t in found]
 
 
@@ -168,18 +171,18 @@ def challenges(session: Session) -> list[dict[str, Any]]:
         .where(Challenge.status == "open", col(Challenge.opponent_id).is_(None), col(Player.banned).is_(False))
         .order_by(col(Challenge.id))
     ).all()
-    return [{"id": c.id, "title": engine.lookup(c.kind).title, "kind": c.kind,
+    return [{"id": c.id, "title": pbem_engine.lookup(c.kind).title, "kind": c.kind,
              "options": " ".join(f"{k}={v}" for k, v in sorted(c.options.items())),
              "challenger": p.name, "days": c.days, "created": c.created_at} for c, p in rows]
 
 
 def rules_list() -> list[dict[str, Any]]:
-    return [{"name": name, "title": engine.lookup(name).title} for name in engine.names()]
+    return [{"name": name, "title": pbem_engine.lookup(name).title} for name in pbem_engine.names()]
 
 
 def rules_context(name: str) -> dict[str, Any]:
-    """What the `rules` mail is rendered with (`pbem.commands.info.Rules`), for one game."""
-    cls = engine.lookup(name)
+    """What the `rules` mail is rendered with (`pbem.commands.player.info.Rules`), for one game."""
+    cls = pbem_engine.lookup(name)
     rules = cls()
     return {
         "game": {"name": cls.name, "title": title(cls), "sides": cls.sides},

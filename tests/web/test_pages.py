@@ -11,8 +11,9 @@ from http.client import HTTPResponse
 
 from sqlmodel import Session, select
 
-from pbem import tokens, weblinks
-from pbem.models import Game, Player
+from pbem.trust import tokens
+from pbem.letters import weblinks
+from pbem.core.models import Game, Player
 from tests.web.site import PRIVATE, PUBLIC, World
 
 
