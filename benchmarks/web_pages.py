@@ -19,10 +19,10 @@ from pathlib import Path
 
 from sqlalchemy import text
 
-from pbem.games import store as G
-from pbem.letters import weblinks
 from pbem.core.config import Settings, WebSettings
 from pbem.core.db import make_engine, migrate, transaction
+from pbem.games import store as G
+from pbem.letters import weblinks
 from tests.web.site import _play, _player
 
 

@@ -15,8 +15,9 @@ from functools import cache
 
 import pbem_engine
 from pbem_engine.ataxx.game import LAYOUTS
-from pbem.text import catalogs
+
 from pbem.commands.lines import base
+from pbem.text import catalogs
 from pbem.text.textwidth import width
 
 WORD = re.compile(r"[A-Za-z]{3,}")

@@ -15,10 +15,10 @@ import secrets
 
 from sqlmodel import Session, select
 
-from pbem.trust import tokens
 from pbem.core.config import Settings
 from pbem.core.models import Game, Player
 from pbem.core.wallclock import now
+from pbem.trust import tokens
 
 _GAME = re.compile(r"^(\d{1,12})-([0-9a-f]{8,32})$")
 

@@ -16,14 +16,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlmodel import Session, select
-
 import pbem_engine
 from pbem_engine.common.phrases import nphrase, phrase
-from pbem.games import store as G
-from pbem.letters import notify
+from sqlmodel import Session, select
+
 from pbem.core.errors import CommandError, GameError
 from pbem.core.models import Conditional, Game, Move, Player
+from pbem.games import store as G
+from pbem.letters import notify
 from pbem.letters.notify import Letter
 from pbem.letters.views import game_view
 

@@ -15,10 +15,10 @@ from typing import Any
 
 from sqlmodel import Session, select
 
-from pbem.tournaments import standings
-from pbem.tournaments.places import Ladder
 from pbem.core.models import Entry, Game, Player, Rating, Tournament, TournamentGame
+from pbem.tournaments import standings
 from pbem.tournaments.pairing import Pairing
+from pbem.tournaments.places import Ladder
 from pbem.tournaments.standings import Result
 
 #: the tie-breaks a format's table ranks by

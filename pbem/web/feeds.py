@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 from lxml import etree
 from sqlmodel import Session, col, select
 
+from pbem.core.models import Move, Player
 from pbem.letters import weblinks
 from pbem.text.i18n import Speaker
-from pbem.core.models import Move, Player
 from pbem.web import seen
 
 ATOM = "http://www.w3.org/2005/Atom"

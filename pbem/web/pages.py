@@ -7,19 +7,19 @@ import secrets
 from collections import OrderedDict
 from typing import Any
 
+import pbem_engine
 from sqlalchemy import Engine
 from sqlmodel import Session
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
 
-import pbem_engine
-from pbem.letters import weblinks
 from pbem.core.config import Settings
 from pbem.core.db import transaction
-from pbem.text.i18n import speaker
 from pbem.core.models import Tournament
-from pbem.text.templates import Templates
 from pbem.core.wallclock import now
+from pbem.letters import weblinks
+from pbem.text.i18n import speaker
+from pbem.text.templates import Templates
 from pbem.web import feeds, seen, speech, views
 
 NOINDEX = {"x-robots-tag": "noindex, nofollow"}

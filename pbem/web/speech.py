@@ -15,8 +15,8 @@ from urllib.parse import urlencode
 from babel.core import negotiate_locale
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
-
 from pbem_engine.common.phrases import Phrase
+
 from pbem.text.i18n import DEFAULT, LANGUAGES, Speaker, speaker
 from pbem.text.templates import packaged
 

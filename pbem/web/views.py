@@ -6,20 +6,20 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
+import pbem_engine
+from pbem_engine.ataxx.board import to_fen
+from pbem_engine.ataxx.game import Ataxx
+from pbem_engine.go.game import CaptureGo
 from sqlmodel import Session, col, select
 
-import pbem_engine
-from pbem_engine.ataxx.game import Ataxx
-from pbem_engine.ataxx.board import to_fen
-from pbem_engine.go.game import CaptureGo
-from pbem.text import boards
-from pbem.games import clock, records, remarks
-from pbem.tournaments import table as tournament_table
-from pbem.letters import weblinks
-from pbem.games import store as G
-from pbem.text.i18n import Speaker
 from pbem.core.models import Challenge, Game, Player, Rating, RatingPoint, Tournament
+from pbem.games import clock, records, remarks
+from pbem.games import store as G
+from pbem.letters import weblinks
 from pbem.letters.views import title
+from pbem.text import boards
+from pbem.text.i18n import Speaker
+from pbem.tournaments import table as tournament_table
 from pbem.web import drawing, seen
 from pbem.web.speech import markup
 

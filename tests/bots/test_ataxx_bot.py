@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import random
 
-import pytest
-
 import pbem_bots
+import pytest
 from pbem_bots.ataxx import greedy
 from pbem_engine.ataxx.game import PASS
 from pbem_engine.registry import create

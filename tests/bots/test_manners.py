@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 import pbem_bots
+import pytest
 from pbem_bots.manners import score
 from pbem_engine.registry import create
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 import pbem_bots
+import pytest
 from pbem_bots.myriades import best_gain
 from pbem_engine.myriades.notation import _square_index
 from pbem_engine.registry import create

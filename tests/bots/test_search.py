@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from pbem_bots.search import WIN, Budget, search
 
 

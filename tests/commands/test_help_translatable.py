@@ -14,13 +14,13 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pbem_engine
 import pytest
 
-import pbem_engine
 import pbem.commands  # noqa: F401  (registers the commands)
-from pbem.text import i18n
 from pbem.commands.lines import base
 from pbem.commands.player import info
+from pbem.text import i18n
 from pbem.text.templates import CODE_CLOSE, CODE_OPEN, TEMPLATES, Templates
 
 FAKE = "it"  # a language we speak, its catalog replaced by the capitals

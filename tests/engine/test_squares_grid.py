@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 import pbem_engine
+import pytest
 from pbem_engine.common import grid, squares
 
 

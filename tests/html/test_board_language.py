@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pbem_engine
 from pbem_engine.common.phrases import Phrase
+
 from pbem.text.boards import Board, grid_for
 from pbem.text.i18n import speaker
 

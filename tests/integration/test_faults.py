@@ -15,18 +15,18 @@ import time
 from collections import Counter
 from datetime import timedelta
 
+import pbem_engine
 import pytest
 from click.testing import CliRunner
 from sqlalchemy import func
 from sqlmodel import Session, select
 
-import pbem_engine
-from pbem.games import store as G
-from pbem.games import players
 from pbem.cli.main import main
-from pbem.games.clock import now
 from pbem.core.db import make_engine, migrate, transaction
 from pbem.core.models import Challenge, Game, InboundMessage, Move, Outbox, Quarantine
+from pbem.games import players
+from pbem.games import store as G
+from pbem.games.clock import now
 from tests.integration.daemon import POLLING, DaemonProcess
 from tests.integration.lines import move_address, script
 from tests.integration.waits import Deadline, scaled, wait_until

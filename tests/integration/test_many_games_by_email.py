@@ -7,15 +7,15 @@ reply that speaks of all three; each opponent gets the mail with her move in the
 
 from __future__ import annotations
 
+import pbem_engine
 import pytest
 from sqlmodel import Session, select
 
-import pbem_engine
-from pbem.games import store as G
-from pbem.games import players
 from pbem.core.db import make_engine, migrate, transaction
 from pbem.core.models import Challenge, Game, Outbox
 from pbem.core.wallclock import now
+from pbem.games import players
+from pbem.games import store as G
 from tests.integration.daemon import POLLING, DaemonProcess
 from tests.integration.waits import wait_until
 from tests.mailer import compose, parse, reply_to, text

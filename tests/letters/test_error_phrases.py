@@ -9,17 +9,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
 
-import pytest
-
 import pbem_engine
+import pytest
 from pbem_engine.common.phrases import Phrase, nphrase
-from pbem.games import clock
-from pbem.text import i18n
-from pbem.games import store as G
-from pbem.text import templates as T
+
 from pbem.commands.lines import args
 from pbem.commands.player import challenges
 from pbem.core.errors import ClockError, CommandError, GameError, PlayerError
+from pbem.games import clock
+from pbem.games import store as G
+from pbem.text import i18n
+from pbem.text import templates as T
 
 ROOT = Path(__file__).resolve().parents[2]
 ERRORS = {"PlayerError", "CommandError", "GameError", "NotAMove", "ClockError"}

@@ -14,13 +14,13 @@ from typing import Any
 
 from sqlmodel import Session
 
-from pbem.games import store as G
-from pbem.games import ratings
-from pbem.tournaments import tournament as tournaments
-from pbem.letters import weblinks
 from pbem.core.config import Settings, WebSettings
 from pbem.core.db import make_engine, transaction
 from pbem.core.models import Challenge, Game, Player, Remark
+from pbem.games import ratings
+from pbem.games import store as G
+from pbem.letters import weblinks
+from pbem.tournaments import tournament as tournaments
 from tests.databases import migrated
 
 START = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)

@@ -11,9 +11,9 @@ from http.client import HTTPResponse
 
 from sqlmodel import Session, select
 
-from pbem.trust import tokens
-from pbem.letters import weblinks
 from pbem.core.models import Game, Player
+from pbem.letters import weblinks
+from pbem.trust import tokens
 from tests.web.site import PRIVATE, PUBLIC, World
 
 

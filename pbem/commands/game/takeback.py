@@ -16,17 +16,17 @@ from __future__ import annotations
 
 from typing import Literal, NoReturn
 
+from pbem_engine.common.phrases import nphrase, phrase
 from sqlmodel import select
 
-from pbem_engine.common.phrases import nphrase, phrase
-from pbem.games import store as G
-from pbem.play import offers
 from pbem.commands.lines import words
 from pbem.commands.lines.base import Call, Command, Context, register
 from pbem.core.errors import CommandError, GameError
-from pbem.text.i18n import N_
 from pbem.core.models import Game, Move
 from pbem.core.wallclock import now
+from pbem.games import store as G
+from pbem.play import offers
+from pbem.text.i18n import N_
 
 Verb = Literal["ask", "accept", "refuse"]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pbem_engine.common.phrases import phrase
+
 from pbem.commands.lines.base import CommandError
 
 

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import pbem_engine
 from pbem_engine.common.phrases import phrase
-from pbem.tournaments import ladder as ladders
-from pbem.tournaments import tournament as T
+
 from pbem.commands.lines.args import game_id
 from pbem.commands.lines.base import Call, Command, CommandError, Context, register
-from pbem.text.i18n import N_
 from pbem.core.models import Tournament
-from pbem.letters.views import title
-from pbem.tournaments.table import entries, view
 from pbem.core.wallclock import now
+from pbem.letters.views import title
+from pbem.text.i18n import N_
+from pbem.tournaments import ladder as ladders
+from pbem.tournaments import tournament as T
+from pbem.tournaments.table import entries, view
 
 
 def _tournament(ctx: Context, call: Call, example: str, *, lock: bool = False) -> Tournament:

@@ -5,13 +5,13 @@ from __future__ import annotations
 from contextlib import contextmanager
 from datetime import timedelta
 
+import pbem_engine
 import pytest
 from sqlalchemy import Engine, event, insert
 
-import pbem_engine
-from pbem.games import players
 from pbem.core.db import transaction
 from pbem.core.models import AdminAction, Game, Outbox
+from pbem.games import players
 from tests.cli.admin.conftest import NOW, run, run_json
 
 GAMES = 130

@@ -5,15 +5,15 @@ from __future__ import annotations
 import email
 import email.policy
 
+import pbem_engine
 import pytest
 from sgfmill import sgf
 from sqlmodel import Session
 
-import pbem_engine
+from pbem.core.models import Game
+from pbem.games import records
 from pbem.games import store as G
 from pbem.letters import notify, post
-from pbem.games import records
-from pbem.core.models import Game
 from pbem.text.templates import Templates
 from tests.cli.admin.conftest import NOW
 
