@@ -26,9 +26,9 @@ HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]  # benchmarks/pbem_engine.py is not `engine`
 sys.path.insert(0, str(HERE.parent))
 
-import pbem_engine  # noqa: E402
 from click.testing import CliRunner  # noqa: E402
 
+import pbem_engine  # noqa: E402
 from pbem.cli.main import main  # noqa: E402
 from pbem.core.db import make_engine, migrate  # noqa: E402
 

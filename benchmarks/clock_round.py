@@ -34,10 +34,10 @@ HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]  # benchmarks/pbem_engine.py is not `engine`
 sys.path.insert(0, str(HERE.parent))
 
-import pbem_engine  # noqa: E402
 from sqlalchemy import event, insert, update  # noqa: E402
 from sqlmodel import Session  # noqa: E402
 
+import pbem_engine  # noqa: E402
 from pbem.commands.lines.reader import guarded_templates  # noqa: E402
 from pbem.core.config import Settings  # noqa: E402
 from pbem.core.db import make_engine, migrate  # noqa: E402

@@ -23,9 +23,8 @@ from sqlmodel import Session, select
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import pbem_engine as rules_engine  # noqa: E402
-
 import pbem.mail.message.inbound  # noqa: E402
+import pbem_engine as rules_engine  # noqa: E402
 from pbem.core.config import Settings  # noqa: E402
 from pbem.core.db import make_engine  # noqa: E402
 from pbem.core.models import Outbox  # noqa: E402

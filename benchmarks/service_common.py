@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-import pbem_engine
 from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
+import pbem_engine
 from pbem.core.db import transaction
 from pbem.core.models import Challenge, Outbox
 from pbem.games import players

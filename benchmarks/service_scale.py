@@ -16,9 +16,9 @@ import tempfile
 import time
 from pathlib import Path
 
-import pbem_engine
 from sqlalchemy import Engine, insert, text
 
+import pbem_engine
 from benchmarks import service_common as C
 from pbem.core.config import Settings
 from pbem.core.db import make_engine, migrate, transaction

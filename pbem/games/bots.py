@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-import pbem_bots
-import pbem_engine
 from sqlmodel import Session
 
+import pbem_bots
+import pbem_engine
 from pbem.core.config import Settings
 from pbem.core.models import Game, Player, Switch
 from pbem.games import players

@@ -25,7 +25,6 @@ from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from pbem_engine.common.phrases import Phrase, nphrase, phrase
 from sqlalchemy import bindparam, event
 from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session, or_, select
@@ -34,6 +33,7 @@ from pbem.core.errors import ClockError
 from pbem.core.models import Game, Player, Reminder, Vacation
 from pbem.core.wallclock import now
 from pbem.games.bots import is_bot, mark
+from pbem_engine.common.phrases import Phrase, nphrase, phrase
 
 MIN_DAYS, MAX_DAYS = 1, 30  # the time controls a challenge may choose (days=)
 DAY = timedelta(days=1)

@@ -14,10 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import pbem_engine
 from sgfmill import sgf
 from sqlmodel import Session, func, select
 
+import pbem_engine
 from pbem.core.models import Game
 from pbem.games import remarks
 from pbem.games import store as G

@@ -24,10 +24,10 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-import pbem_bots
 from sqlalchemy import Engine, update
 from sqlmodel import Session, select
 
+import pbem_bots
 from pbem.commands.lines.reader import guarded_templates
 from pbem.core import faults
 from pbem.core.config import Settings

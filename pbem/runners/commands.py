@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import logging
 
-from pbem_engine.common.phrases import phrase
-
 from pbem.commands.lines import base
 from pbem.commands.lines.args import split_game
 from pbem.commands.lines.base import Call, Context
@@ -27,6 +25,7 @@ from pbem.games import store as G
 from pbem.letters.views import forget, game_view
 from pbem.trust import proof as trust
 from pbem.trust import tokens
+from pbem_engine.common.phrases import phrase
 
 log = logging.getLogger(__name__)
 

@@ -24,6 +24,7 @@ from babel import Locale
 from babel.dates import format_date, format_datetime, format_skeleton
 from babel.numbers import format_decimal, format_percent
 from babel.support import Translations
+
 from pbem_engine.common.phrases import Phrase
 
 DEFAULT = "en"

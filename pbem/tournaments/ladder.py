@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, time
 from typing import Any
 
-from pbem_engine.common.phrases import nphrase, phrase
 from sqlalchemy import func
 from sqlmodel import Session, select
 
@@ -28,6 +27,7 @@ from pbem.letters import notify
 from pbem.letters.notify import Letter
 from pbem.tournaments.places import Ladder
 from pbem.tournaments.table import info, score, view
+from pbem_engine.common.phrases import nphrase, phrase
 
 
 def standing(session: Session, tournament: Tournament) -> Ladder:

@@ -15,11 +15,10 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-import pbem_engine
-from pbem_engine.common.phrases import phrase
 from sqlalchemy import and_, bindparam, exists, or_
 from sqlmodel import Session, select
 
+import pbem_engine
 from pbem.core.errors import CommandError
 from pbem.core.models import Entry, Game, Player, Rating, Tournament, TournamentGame
 from pbem.core.wallclock import aware
@@ -33,6 +32,7 @@ from pbem.tournaments import pairing, standings
 from pbem.tournaments.pairing import Pairing
 from pbem.tournaments.standings import Result
 from pbem.tournaments.table import boards, entries, history, info, results, score, view
+from pbem_engine.common.phrases import phrase
 
 FORMATS = ("roundrobin", "double", "swiss", "ladder")
 REACH = 3  # a ladder: how many places above one may challenge, unless the operator says

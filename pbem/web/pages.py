@@ -7,12 +7,12 @@ import secrets
 from collections import OrderedDict
 from typing import Any
 
-import pbem_engine
 from sqlalchemy import Engine
 from sqlmodel import Session
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
 
+import pbem_engine
 from pbem.core.config import Settings
 from pbem.core.db import transaction
 from pbem.core.models import Tournament

@@ -15,10 +15,10 @@ from urllib.parse import urlencode
 from babel.core import negotiate_locale
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
-from pbem_engine.common.phrases import Phrase
 
 from pbem.text.i18n import DEFAULT, LANGUAGES, Speaker, speaker
 from pbem.text.templates import packaged
+from pbem_engine.common.phrases import Phrase
 
 #: the `lang` of a page where the code alone says too little (as the HTML mails have it)
 HTML_LANG = {"zh": "zh-Hans"}

@@ -6,12 +6,9 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-import pbem_engine
-from pbem_engine.ataxx.board import to_fen
-from pbem_engine.ataxx.game import Ataxx
-from pbem_engine.go.game import CaptureGo
 from sqlmodel import Session, col, select
 
+import pbem_engine
 from pbem.core.models import Challenge, Game, Player, Rating, RatingPoint, Tournament
 from pbem.games import clock, records, remarks
 from pbem.games import store as G
@@ -22,6 +19,9 @@ from pbem.text.i18n import Speaker
 from pbem.tournaments import table as tournament_table
 from pbem.web import drawing, seen
 from pbem.web.speech import markup
+from pbem_engine.ataxx.board import to_fen
+from pbem_engine.ataxx.game import Ataxx
+from pbem_engine.go.game import CaptureGo
 
 _PRIVATE = ("address", "me")  # what a mail's view of a tournament has and a page must not
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import random
 
-import pbem_bots
 import pytest
+
+import pbem_bots
 from pbem_bots import Budget
 from pbem_engine.registry import create
 

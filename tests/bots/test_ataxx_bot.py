@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import random
 
-import pbem_bots
 import pytest
+
+import pbem_bots
 from pbem_bots.ataxx import greedy
 from pbem_engine.ataxx.game import PASS
 from pbem_engine.registry import create

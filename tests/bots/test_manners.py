@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import pbem_bots
 import pytest
+
+import pbem_bots
 from pbem_bots.manners import score
 from pbem_engine.registry import create
 

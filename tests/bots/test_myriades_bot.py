@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import pbem_bots
 import pytest
+
+import pbem_bots
 from pbem_bots.myriades import best_gain
 from pbem_engine.myriades.notation import _square_index
 from pbem_engine.registry import create

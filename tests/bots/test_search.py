@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from pbem_bots.search import WIN, Budget, search
 
 

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import unicodedata
 
-import pbem_engine
 import pytest
-from pbem_engine.common.phrases import phrase
 from sqlmodel import Session, select
 
 import pbem.commands  # noqa: F401  (registers every command)
+import pbem_engine
 from pbem.commands.lines import base, reader, words
 from pbem.commands.player.language import language_code
 from pbem.core.models import Challenge, Game, Outbox, Player
 from pbem.mail.message import language as detection
 from pbem.text.i18n import LANGUAGES, speaker
+from pbem_engine.common.phrases import phrase
 from tests.mailer import compose, parse, reply_to, text
 from tests.players import ALICE, BOB, flat, start_game
 

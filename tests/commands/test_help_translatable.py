@@ -14,10 +14,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import pbem_engine
 import pytest
 
 import pbem.commands  # noqa: F401  (registers the commands)
+import pbem_engine
 from pbem.commands.lines import base
 from pbem.commands.player import info
 from pbem.text import i18n

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+
 import pbem_engine
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"

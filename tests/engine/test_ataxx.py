@@ -6,6 +6,7 @@ import json
 import textwrap
 
 import pytest
+
 from pbem_engine.ataxx.game import (
     LAYOUTS,
     PASS,
@@ -18,7 +19,6 @@ from pbem_engine.ataxx.game import (
     perft,
 )
 from pbem_engine.common.base import BadOption, IllegalMove, MoveError
-
 from tests.engine.sentences import sentence
 
 VARIANTS = {"ataxx": Ataxx, "infection": Infection, "assimilation": Assimilation}

@@ -10,9 +10,9 @@ import json
 import random
 
 import pytest
+
 from pbem_engine.common.base import BadOption, EngineError, IllegalMove, MoveError
 from pbem_engine.go.game import PASS, CaptureGo, GoPosition, Move
-
 from tests.engine.sentences import sentence
 
 

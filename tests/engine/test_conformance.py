@@ -6,9 +6,9 @@ import copy
 import json
 import random
 
-import pbem_engine
 import pytest
 
+import pbem_engine
 from tests.engine.sentences import sentence
 
 # (game, options): each registered game at its defaults, plus the option corners.

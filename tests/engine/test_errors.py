@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 
-import pbem_engine
 import pytest
+
+import pbem_engine
 from pbem_engine import BadOption, EngineError, IllegalMove, InvalidMove, MoveError
 
 # (game, options, text): lines that are not the game's notation at all, so a reader may take them

@@ -17,9 +17,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
 from pbem_engine.common.base import IllegalMove
 from pbem_engine.go.game import PASS, CaptureGo, GoPosition, Move
-
 from tests.needs import missing
 
 COLUMNS = "ABCDEFGHJKLMNOPQRST"  # GTP skips I as well

@@ -12,9 +12,9 @@ import random
 import re
 
 import pytest
+
 from pbem_engine.common.base import BadOption, IllegalMove, MoveError
 from pbem_engine.myriades.game import NEUTRAL, Infinito, Move, Myriades, Position
-
 from tests.engine.sentences import sentence
 
 MYRIADES = Myriades()

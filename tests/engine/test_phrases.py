@@ -7,8 +7,9 @@ import ast
 from collections.abc import Callable
 from pathlib import Path
 
-import pbem_engine
 import pytest
+
+import pbem_engine
 from pbem_engine import EngineError
 from pbem_engine.common.grid import WIDTH, width
 from pbem_engine.common.phrases import Phrase, nphrase, phrase

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import pbem_engine
 import pytest
+
+import pbem_engine
 from pbem_engine.common import grid, squares
 
 

@@ -3,10 +3,10 @@ used to write into `Outcome.reason` (the service's mails and tests quote those s
 
 from __future__ import annotations
 
-import pbem_engine
 import pytest
-from pbem_engine import Termination
 
+import pbem_engine
+from pbem_engine import Termination
 from tests.engine.sentences import render
 
 XO, BW = ["x", "o"], ["black", "white"]

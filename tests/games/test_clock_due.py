@@ -12,7 +12,6 @@ from alembic import command
 from alembic.config import Config
 from click.testing import CliRunner
 from freezegun import freeze_time
-from pbem_engine import create as engine_rules
 from sqlalchemy import event, text
 from sqlmodel import Session, select
 
@@ -22,6 +21,7 @@ from pbem.core.models import Challenge, Game, Outbox, Reminder
 from pbem.games import clock, players
 from pbem.games import store as G
 from pbem.runners import clock as timekeeper
+from pbem_engine import create as engine_rules
 from tests.games.test_clock_service import ALICE, BOB, START, body, game, kinds, say, start_game, tick
 
 DAY, HOUR = timedelta(days=1), timedelta(hours=1)

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import pbem_engine
 import pytest
-from pbem_engine import registry
 from sqlmodel import Session
 
+import pbem_engine
 from pbem.core.models import Game
 from pbem.games import store as G
+from pbem_engine import registry
 from tests.games.threes import Threes
 from tests.mailer import reply_to, text
 

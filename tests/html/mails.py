@@ -74,9 +74,8 @@ def crowded(templates) -> str:  # noqa: ANN001
     """The HTML of a sample mail showing a late Infinito 26x26: three-digit values in most cells."""
     import random
 
-    from pbem_engine.myriades.notation import square_name
-
     from pbem.text import boards, htmlmail
+    from pbem_engine.myriades.notation import square_name
 
     rules = engine.create("infinito", {"size": 26})
     squares = [square_name(i, 26) for i in range(26 * 26)]

@@ -6,7 +6,6 @@ import random
 from types import SimpleNamespace
 
 import pbem_engine
-
 from pbem.mail.message import notation
 from pbem.trust import tokens
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 
-import pbem_bots
 import pytest
 from sqlmodel import Session
 
+import pbem_bots
 from pbem.core.db import make_engine, transaction
 from pbem.core.wallclock import now
 from pbem.games import bots as bots_players

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 
-import pbem_bots
 import pytest
 from sqlmodel import Session, select
 
+import pbem_bots
 from pbem.core.db import make_engine
 from pbem.core.models import Game, Move, Outbox, Player
 from pbem.games import store as G

@@ -4,10 +4,10 @@ end is the engine's after the seven moves."""
 
 from __future__ import annotations
 
-import pbem_engine
 import pytest
 from sqlmodel import Session, select
 
+import pbem_engine
 from pbem.core.db import make_engine
 from pbem.core.models import Conditional, Game, Move
 from tests.integration.daemon import POLLING, DaemonProcess

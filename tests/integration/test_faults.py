@@ -15,12 +15,12 @@ import time
 from collections import Counter
 from datetime import timedelta
 
-import pbem_engine
 import pytest
 from click.testing import CliRunner
 from sqlalchemy import func
 from sqlmodel import Session, select
 
+import pbem_engine
 from pbem.cli.main import main
 from pbem.core.db import make_engine, migrate, transaction
 from pbem.core.models import Challenge, Game, InboundMessage, Move, Outbox, Quarantine

@@ -13,10 +13,10 @@ import re
 import smtplib
 import time
 
-import pbem_engine
 import pytest
 from sqlmodel import Session, select
 
+import pbem_engine
 from pbem.core.db import make_engine
 from pbem.core.models import Game, Move
 from pbem.games import store as G

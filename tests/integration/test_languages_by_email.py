@@ -15,10 +15,10 @@ import re
 import smtplib
 import time
 
-import pbem_engine
 import pytest
 from sqlmodel import Session, select
 
+import pbem_engine
 from pbem.core.db import make_engine
 from pbem.core.models import Game, Move, Player
 from pbem.games import store as G

@@ -12,11 +12,11 @@ import random
 import time
 from collections import Counter
 
-import pbem_engine
 import pytest
 from sqlalchemy import func
 from sqlmodel import Session, select
 
+import pbem_engine
 from pbem.core.db import make_engine, migrate, transaction
 from pbem.core.models import Challenge, Game, InboundMessage, Move, Outbox
 from pbem.games import players

@@ -7,10 +7,10 @@ reply that speaks of all three; each opponent gets the mail with her move in the
 
 from __future__ import annotations
 
-import pbem_engine
 import pytest
 from sqlmodel import Session, select
 
+import pbem_engine
 from pbem.core.db import make_engine, migrate, transaction
 from pbem.core.models import Challenge, Game, Outbox
 from pbem.core.wallclock import now

@@ -9,10 +9,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
 
-import pbem_engine
 import pytest
-from pbem_engine.common.phrases import Phrase, nphrase
 
+import pbem_engine
 from pbem.commands.lines import args
 from pbem.commands.player import challenges
 from pbem.core.errors import ClockError, CommandError, GameError, PlayerError
@@ -20,6 +19,7 @@ from pbem.games import clock
 from pbem.games import store as G
 from pbem.text import i18n
 from pbem.text import templates as T
+from pbem_engine.common.phrases import Phrase, nphrase
 
 ROOT = Path(__file__).resolve().parents[2]
 ERRORS = {"PlayerError", "CommandError", "GameError", "NotAMove", "ClockError"}

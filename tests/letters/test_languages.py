@@ -11,10 +11,10 @@ from __future__ import annotations
 import random
 
 import inscriptis
-import pbem_engine
 import pytest
 from sqlmodel import Session, select
 
+import pbem_engine
 from pbem.core.models import Game, Player
 from pbem.core.wallclock import now
 from pbem.games import players

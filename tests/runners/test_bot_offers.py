@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
-import pbem_bots
 from freezegun import freeze_time
 from sqlmodel import Session, select
 
+import pbem_bots
 from pbem.core.db import transaction
 from pbem.core.models import AdminAction, Game, Move, Player, Vacation
 from pbem.games import store as G

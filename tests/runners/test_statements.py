@@ -8,10 +8,10 @@ import asyncio
 from collections import Counter
 from dataclasses import replace
 
-import pbem_engine as rules_engine
 from sqlalchemy import event
 from sqlmodel import Session, func, select
 
+import pbem_engine as rules_engine
 from pbem.core.models import Game, Move, Outbox, Quarantine
 from pbem.runners import quarantine
 from pbem.runners.daemon import Daemon

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from pbem_engine.common.phrases import nphrase, phrase
 from sqlmodel import Session, func, select
 
 from pbem.core.db import transaction
@@ -15,6 +14,7 @@ from pbem.core.wallclock import now
 from pbem.games import players
 from pbem.text.i18n import LANGUAGES, speaker
 from pbem.trust import proof as trust
+from pbem_engine.common.phrases import nphrase, phrase
 from tests.languages import english_left
 from tests.mailer import compose, reply_to, text
 from tests.players import ALICE, BOB, start_game

@@ -16,12 +16,12 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-import pbem_engine
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlmodel import Session, func, select
 
+import pbem_engine
 from pbem.commands.lines import reader
 from pbem.core.config import Settings
 from pbem.core.db import make_engine, migrate

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import click
-from pbem_engine import EngineError, lookup
 from sqlalchemy import case
 from sqlmodel import Session, func, or_, select
 
@@ -32,6 +31,7 @@ from pbem.core.models import AdminAction, Game, InboundMessage, Outbox, Player, 
 from pbem.games import ratings, records, remarks
 from pbem.games import store as G
 from pbem.games import watchers as W
+from pbem_engine import EngineError, lookup
 
 
 def people(session: Session, games: Iterable[Game]) -> dict[int, Player]:

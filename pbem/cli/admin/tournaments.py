@@ -12,7 +12,6 @@ from collections.abc import Callable
 from typing import Any
 
 import click
-from pbem_engine import EngineError, lookup
 from sqlmodel import Session, select
 
 from pbem.cli.admin.common import (
@@ -36,6 +35,7 @@ from pbem.letters import post
 from pbem.letters.notify import Letter
 from pbem.tournaments import tournament as T
 from pbem.tournaments.table import view
+from pbem_engine import EngineError, lookup
 
 
 @admin.group("tournament")

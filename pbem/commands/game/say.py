@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import re
 
-from pbem_engine.common.phrases import nphrase, phrase
-
 from pbem.commands.lines.args import split_game
 from pbem.commands.lines.base import Call, Command, Context, register
 from pbem.core.errors import CommandError
@@ -23,6 +21,7 @@ from pbem.letters import notify
 from pbem.letters.views import game_view
 from pbem.runners.commands import STALE
 from pbem.text.i18n import N_
+from pbem_engine.common.phrases import nphrase, phrase
 
 _SWITCH = {"off": False, "on": True}
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from typing import Literal, NoReturn
 
-from pbem_engine.common.phrases import nphrase, phrase
 from sqlmodel import select
 
 from pbem.commands.lines import words
@@ -27,6 +26,7 @@ from pbem.core.wallclock import now
 from pbem.games import store as G
 from pbem.play import offers
 from pbem.text.i18n import N_
+from pbem_engine.common.phrases import nphrase, phrase
 
 Verb = Literal["ask", "accept", "refuse"]
 

@@ -16,11 +16,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import pbem_engine
-from pbem_engine.common.phrases import phrase
-
 from pbem.commands.lines import words
 from pbem.core.errors import CommandError
 from pbem.letters.notify import Letter
+from pbem_engine.common.phrases import phrase
 
 if TYPE_CHECKING:
     from sqlmodel import Session

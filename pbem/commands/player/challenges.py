@@ -7,8 +7,6 @@ import random
 import shlex
 
 import pbem_engine
-from pbem_engine.common.phrases import Phrase, nphrase, phrase
-
 from pbem.commands.lines.args import require_id
 from pbem.commands.lines.base import Call, Command, Context, register
 from pbem.commands.lines.words import game as game_name
@@ -23,6 +21,7 @@ from pbem.letters import notify
 from pbem.letters.views import challenge_view, title
 from pbem.text.i18n import N_
 from pbem.trust import proof as trust
+from pbem_engine.common.phrases import Phrase, nphrase, phrase
 
 SERVICE_OPTIONS = ("variant", "colour", "days", "weekends", "takebacks")
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import inspect
 
-import pbem_engine
-from pbem_engine.common.phrases import phrase
 from sqlmodel import or_, select
 
+import pbem_engine
 from pbem.commands.lines import base, words
 from pbem.commands.lines.base import Call, Command, Context, register
 from pbem.commands.lines.words import WORDS
@@ -18,6 +17,7 @@ from pbem.games import clock, remarks
 from pbem.games import store as G
 from pbem.letters.views import challenge_view, game_view, title
 from pbem.text.i18n import N_
+from pbem_engine.common.phrases import phrase
 
 
 @register

@@ -6,7 +6,6 @@ from datetime import UTC
 from functools import cache
 
 from babel import Locale
-from pbem_engine.common.phrases import phrase
 from sqlmodel import select
 
 from pbem.commands.lines import words
@@ -17,6 +16,7 @@ from pbem.core.errors import CommandError
 from pbem.core.models import InboundMessage
 from pbem.mail.message import language as detection
 from pbem.text.i18n import DEFAULT, LANGUAGES, N_
+from pbem_engine.common.phrases import phrase
 
 #: extra names players use for a language, beside its code and its names in our languages
 _OTHER_NAMES = {

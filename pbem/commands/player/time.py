@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pbem_engine.common.phrases import phrase
-
 from pbem.commands.lines.base import Call, Command, Context, register
 from pbem.core.errors import CommandError
 from pbem.core.wallclock import now
@@ -14,6 +12,7 @@ from pbem.games import store as G
 from pbem.letters import digest, notify
 from pbem.letters.views import game_view
 from pbem.text.i18n import N_
+from pbem_engine.common.phrases import phrase
 
 
 def time_control(ctx: Context, options: dict[str, str]) -> tuple[int, bool]:

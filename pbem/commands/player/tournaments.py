@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import pbem_engine
-from pbem_engine.common.phrases import phrase
-
 from pbem.commands.lines.args import game_id
 from pbem.commands.lines.base import Call, Command, CommandError, Context, register
 from pbem.core.models import Tournament
@@ -14,6 +12,7 @@ from pbem.text.i18n import N_
 from pbem.tournaments import ladder as ladders
 from pbem.tournaments import tournament as T
 from pbem.tournaments.table import entries, view
+from pbem_engine.common.phrases import phrase
 
 
 def _tournament(ctx: Context, call: Call, example: str, *, lock: bool = False) -> Tournament:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from contextlib import contextmanager
 from datetime import timedelta
 
-import pbem_engine
 import pytest
 from sqlalchemy import Engine, event, insert
 
+import pbem_engine
 from pbem.core.db import transaction
 from pbem.core.models import AdminAction, Game, Outbox
 from pbem.games import players

@@ -5,11 +5,11 @@ from __future__ import annotations
 import email
 import email.policy
 
-import pbem_engine
 import pytest
 from sgfmill import sgf
 from sqlmodel import Session
 
+import pbem_engine
 from pbem.core.models import Game
 from pbem.games import records
 from pbem.games import store as G
