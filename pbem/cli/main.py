@@ -162,6 +162,31 @@ def _serve(settings: Settings, check: Callable[[], None]) -> None:
         raise
 
 
+@main.command("web")
+@click.pass_context
+def web(ctx: click.Context) -> None:
+    """Serve the read-only web pages alone (the [web] settings), over the daemon's database.
+
+    Without a configuration: the sandbox's database, on 127.0.0.1. Stops on SIGTERM or Ctrl-C.
+    """
+    from dataclasses import replace
+
+    from pbem.core.config import WebSettings
+    from pbem.core.db import make_engine, migrate
+    from pbem.web.server import serve_alone
+
+    logging.getLogger("pbem").setLevel(logging.INFO)
+    settings = load_settings(ctx)
+    if not settings.web_settings.enabled:
+        settings = replace(settings, web=(settings.web or WebSettings()).model_copy(update={"enabled": True}))
+    engine = make_engine(settings.db_url)
+    migrate(engine)
+    try:
+        serve_alone(settings, engine, ready=lambda address: click.echo(f"pbem web pages at {address}"))
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen for the web pages: {exc.strerror}") from None
+
+
 @main.group("config")
 def config_group() -> None:
     """Check a configuration file before the daemon uses it."""

@@ -40,7 +40,7 @@ def default_home() -> Path:
 
 
 SANDBOX_ADDRESS = "pbem@sandbox.test"
-SECTIONS = ("server", "imap", "smtp")
+SECTIONS = ("server", "imap", "smtp", "web")
 
 
 class ConfigError(ValueError):
@@ -63,6 +63,28 @@ _DNS_NAME = rf"^{_LABEL}(?:\.{_LABEL})*$"
 _STRICT = ConfigDict(extra="forbid", strict=True, arbitrary_types_allowed=True)
 
 
+class WebSettings(BaseModel):
+    """[web]: the read-only web pages (pbem.web). Off unless `enabled`; the sandbox turns them
+    on at 127.0.0.1. `base_url` is the address players reach them at: when it is set, every
+    mail about a game carries the link to the game's page (and an https one-click unsubscribe)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    enabled: bool = _allowed("true or false", False)
+    host: str = _allowed("the address the pages listen on, e.g. 127.0.0.1", "127.0.0.1", min_length=1,
+                         pattern=r"^[^\s/]+$")
+    port: Annotated[int, Field(ge=0, le=65535)] = _allowed("a TCP port from 1 to 65535 (0: any free port)", 8025)
+    base_url: str | None = _allowed("an http:// or https:// URL with no query, e.g. https://games.example.org",
+                                    None, pattern=r"^https?://[^\s?#]+$")
+    requests_per_minute: int = _allowed("a whole number from 1 to 100000", 120, ge=1, le=100000)  # per client
+    trusted_proxy: bool = _allowed("true or false (the client address is X-Forwarded-For's last)", False)
+
+    @field_validator("base_url")
+    @classmethod
+    def _no_slash(cls, value: str | None) -> str | None:
+        return value.rstrip("/") if value is not None else None
+
+
 @dataclass(frozen=True, config=_STRICT)
 class Settings:
     """Everything the daemon needs; `imap`/`smtp` are None in the sandbox.
@@ -76,6 +98,7 @@ class Settings:
     home: Annotated[Path, Field(strict=False)] = _allowed("a directory path", default_factory=default_home)
     imap: SkipValidation[ImapSettings | None] = None
     smtp: SkipValidation[SmtpSettings | None] = None
+    web: SkipValidation[WebSettings | None] = None  # the [web] table; None: the default (see `web_settings`)
     sandbox_port: Port = _allowed("a TCP port from 1 to 65535", 2525)
     outbox_interval: Seconds = _allowed("seconds above 0, at most 3600", 2.0, gt=0, le=3600)
     outbox_lease: Seconds = _allowed("seconds above 0, at most 86400", 120.0, gt=0, le=86400)
@@ -180,6 +203,18 @@ class Settings:
     @property
     def sandbox(self) -> bool:
         return self.imap is None
+
+    @property
+    def web_settings(self) -> WebSettings:
+        """The [web] table in force: as written; else off, but on in the sandbox (127.0.0.1)."""
+        if self.web is not None:
+            return self.web
+        return WebSettings(enabled=self.sandbox)
+
+    @property
+    def base_url(self) -> str | None:
+        """The public address of the web pages that mails link to (None: mails carry no link)."""
+        return self.web.base_url if self.web is not None else None
 
     @property
     def db_url(self) -> str:
@@ -310,7 +345,7 @@ def _problems(exc: ValidationError, where: str, data: dict[str, Any], fields: di
     for error in exc.errors():
         key = str(error["loc"][0]) if error["loc"] else ""
         if error["type"] in ("unexpected_keyword_argument", "extra_forbidden"):
-            secret = ("imap", "smtp", "password", "client_secret", "refresh_token")
+            secret = ("imap", "smtp", "web", "password", "client_secret", "refresh_token")
             known = ", ".join(name for name in fields if name not in secret)
             lines.append(f"[{where}] {key} is not a setting; [{where}] knows: {known}")
             continue
@@ -364,6 +399,15 @@ def _build(model: type[_Section], data: Any, where: str) -> Any:
         raise ConfigError(f"[{where}] {exc}.") from None
 
 
+def _web(data: Any) -> WebSettings:
+    if not isinstance(data, dict):
+        raise ConfigError(f"[web] must be a table of settings, not {_toml(data)}.")
+    try:
+        return WebSettings(**data)
+    except ValidationError as exc:
+        raise ConfigError("\n".join(_problems(exc, "web", data, WebSettings.model_fields))) from None
+
+
 def parse(data: dict[str, Any]) -> Settings:
     """Settings from the tables of a TOML document (raises ConfigError)."""
     stray = [key for key in data if key not in SECTIONS]
@@ -377,6 +421,7 @@ def parse(data: dict[str, Any]) -> Settings:
         raise ConfigError("give both [imap] and [smtp], or neither (sandbox).")
     if imap is not None and imap.oauth2 is not None and smtp.oauth2 is not None and _same(imap.oauth2, smtp.oauth2):
         smtp = dataclasses.replace(smtp, oauth2=imap.oauth2)  # one token (and one refresh) serves both
+    web = _web(data["web"]) if "web" in data else None
     server = data.get("server", {})
     if not isinstance(server, dict):
         raise ConfigError(f"[server] must be a table of settings, not {_toml(server)}.")
@@ -386,7 +431,7 @@ def parse(data: dict[str, Any]) -> Settings:
     if "dkim_key" in server:  # a private key is a secret like a password: files get copied and shown
         raise ConfigError("[server] dkim_key must not be written inline; use dkim_key_file.")
     try:
-        return Settings(imap=imap, smtp=smtp, **server)
+        return Settings(imap=imap, smtp=smtp, web=web, **server)
     except ValidationError as exc:
         raise ConfigError("\n".join(_problems(exc, "server", server, Settings.__pydantic_fields__))) from None
 
@@ -429,11 +474,12 @@ def _mask_url(url: str) -> str:
 
 def effective(settings: Settings) -> dict[str, dict[str, Any]]:
     """The settings in force, table by table, with secrets masked (for `pbem config check`)."""
-    server = {name: getattr(settings, name) for name in Settings.__pydantic_fields__ if name not in ("imap", "smtp")}
+    server = {name: getattr(settings, name) for name in Settings.__pydantic_fields__
+              if name not in ("imap", "smtp", "web")}
     server["database_url"] = _mask_url(settings.db_url)
     if settings.dkim is not None:
         server["dkim_domain"] = settings.dkim.domain
-    tables: dict[str, dict[str, Any]] = {"server": server}
+    tables: dict[str, dict[str, Any]] = {"server": server, "web": settings.web_settings.model_dump()}
     for name in ("imap", "smtp"):
         section = getattr(settings, name)
         if section is not None:

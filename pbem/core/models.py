@@ -6,6 +6,7 @@ Times are timezone-aware UTC datetimes (sqlmodel stores them as UTC).
 
 from __future__ import annotations
 
+import secrets
 from datetime import datetime
 from typing import Any
 
@@ -38,6 +39,7 @@ class Player(SQLModel, table=True):
     stopped_at: datetime | None = None  # `stop`: no mail to them at all until their next proven mail
     hard_bounces: int = 0  # our mails to them that bounced for good since they last wrote (pbem.letters.bounces)
     bounced_at: datetime | None = None  # too many hard bounces: no mail to them until any proven mail of theirs
+    public: bool = False  # `public yes`: their games may be listed on the web pages (both players must agree)
 
     @property
     def silent(self) -> bool:
@@ -101,6 +103,8 @@ class Game(SQLModel, table=True):
     takeback_asks: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     lines_waiting: bool = False  # conditional lines are stored for the game (pbem.play.conditionals)
     bot_due_at: datetime | None = None  # a bot is on move since (pbem.runners.bots); None: a person or over
+    # the secret part of the game's web page address (pbem.letters.weblinks): whoever has the link sees it
+    web_key: str | None = Field(default_factory=lambda: secrets.token_hex(10), max_length=32)
 
     def player_id(self, side: int) -> int:
         return self.player1_id if side else self.player0_id
@@ -225,6 +229,20 @@ class Rating(SQLModel, table=True):
     volatility: float = 0.06
     games: int = 0
     updated_at: datetime
+
+
+class RatingPoint(SQLModel, table=True):
+    """A player's rating in one game type just after one of their rated games ended: the
+    history the web pages plot (pbem.web)."""
+
+    __table_args__ = (Index("ix_ratingpoint_player_kind", "player_id", "kind"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    player_id: int = Field(foreign_key="player.id")
+    kind: str = Field(max_length=40)
+    game_id: int = Field(foreign_key="game.id")
+    rating: float
+    at: datetime
 
 
 class Watcher(SQLModel, table=True):

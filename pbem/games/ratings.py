@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import bindparam
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
-from pbem.core.models import Game, Player, Rating
+from pbem.core.models import Game, Player, Rating, RatingPoint
 
 SCALE = 173.7178  # Glicko-2's ratio between the Glicko scale and its own
 TAU = 0.5  # how fast volatility may change; Glickman suggests 0.3 to 1.2
@@ -85,7 +85,7 @@ def _volatility(delta: float, phi: float, v: float, sigma: float, tau: float) ->
 
 
 _ROWS = (  # built once: every game that ends reads both players' rows in one query
-    select(Rating).where(Rating.player_id.in_(bindparam("players", expanding=True)), Rating.kind == bindparam("kind"))
+    select(Rating).where(col(Rating.player_id).in_(bindparam("players", expanding=True)), Rating.kind == bindparam("kind"))
 )
 
 
@@ -113,12 +113,13 @@ def rate_game(session: Session, game: Game, now: datetime) -> None:
         row.games += 1
         row.updated_at = now
         session.add(row)
+        session.add(RatingPoint(player_id=row.player_id, kind=game.kind, game_id=game.id or 0, rating=row.rating, at=now))
 
 
 def table(session: Session, kind: str) -> list[dict[str, object]]:
     """The rating list of one game type, best first: rank, name, address, rating, deviation, games."""
     rows = session.exec(
-        select(Rating, Player).join(Player, Player.id == Rating.player_id).where(Rating.kind == kind)
+        select(Rating, Player).join(Player, col(Player.id) == col(Rating.player_id)).where(Rating.kind == kind)
     ).all()
     ordered = sorted(rows, key=lambda pair: (-pair[0].rating, pair[1].name))
     return [

@@ -56,15 +56,16 @@ def _options_text(options: dict[str, Any]) -> str:
     return " ".join(f"{key}={value}" for key, value in sorted(options.items()))
 
 
-def export(session: Session, game: Game, addresses: bool = True) -> Record:
+def export(session: Session, game: Game, addresses: bool = True, public_only: bool = False) -> Record:
     """The record of `game` as it stands (the moves so far, the result if it is over).
 
     The players' addresses are in it only for the players themselves and the operator
-    (`addresses`): games are public, the addresses of the people who play them are not."""
+    (`addresses`): games are public, the addresses of the people who play them are not.
+    `public_only`: only the remarks that were public (the web page's download)."""
     rules = G.rules_of(game)
     p0, p1 = G.players(session, game)
     notations = [m.notation for m in G.moves(session, game)]
-    said = {ply: [f"{name}: {text}" for name, text in found] for ply, found in remarks.by_ply(session, game).items()}
+    said = {ply: [f"{name}: {text}" for name, text in found] for ply, found in remarks.by_ply(session, game, public_only).items()}
     if rules.record_format == "sgf":
         text = to_sgf(
             rules,

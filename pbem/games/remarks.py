@@ -140,10 +140,13 @@ def of_game(session: Session, game: Game) -> list[Remark]:
 _OF_GAME = select(Remark).where(Remark.game_id == bindparam("game")).order_by(Remark.id)  # built once
 
 
-def by_ply(session: Session, game: Game) -> dict[int, list[tuple[str, str]]]:
-    """ply -> [(the sender's name, the text)] for the records and `history` (ply 0: before any move)."""
+def by_ply(session: Session, game: Game, public_only: bool = False) -> dict[int, list[tuple[str, str]]]:
+    """ply -> [(the sender's name, the text)] for the records and `history` (ply 0: before any move);
+    `public_only`: the remarks the watchers saw too, for the game's web page."""
     names = {p.id: p.name for p in (session.get(Player, game.player0_id), session.get(Player, game.player1_id))}
     found: dict[int, list[tuple[str, str]]] = {}
     for remark in of_game(session, game):
+        if public_only and not remark.public:
+            continue
         found.setdefault(remark.ply, []).append((names.get(remark.player_id, "?"), remark.text))
     return found

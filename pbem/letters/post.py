@@ -22,7 +22,7 @@ from pbem.core.wallclock import now
 from pbem.core.work import work_of
 from pbem.games import records
 from pbem.games.bots import is_bot
-from pbem.letters import notify
+from pbem.letters import notify, weblinks
 from pbem.letters import views as present
 from pbem.letters.notify import Letter, digested
 from pbem.mail.message import outbound
@@ -136,6 +136,9 @@ def queue(
         "ignored": list(ignored), "player": player, "game_id": game.id if game is not None else None,
         "heads": heads,
     }
+    page = weblinks.game_url(settings, game if game is not None else shown)
+    if page is not None:  # only with a base_url: else the mail stays as it always was
+        facts["game_url"] = page
     framed = templates.frame(len(letters), language, **facts)
     frame = templates.text(framed, sections=[r.body for r in rendered])
     html = None
@@ -159,6 +162,7 @@ def queue(
         date=at,
         language=language,
         unsubscribe=trust.stop_address(settings, player) if player.proven_at is None else None,
+        unsubscribe_url=weblinks.unsubscribe_url(settings, player),
         answers=letters[0].reply,  # an answer to their mail; a notice, a reminder, a digest is not one
         feedback_id=outbound.feedback_id(letters[0].template.removesuffix(".txt"), settings.domain),
     )

@@ -86,6 +86,11 @@ class Daemon:
         self.bot_wake = asyncio.Event()  # set after every message: a move may have put a bot on move
         self._warmed = False
         self._started = time.monotonic()
+        self.web = None
+        if settings.web_settings.enabled:  # the read-only pages, in this event loop (pbem.web)
+            from pbem.web.server import WebServer
+
+            self.web = WebServer(settings, self.engine)
 
     async def run(self) -> None:
         loop = self._loop = asyncio.get_running_loop()
@@ -103,7 +108,12 @@ class Daemon:
 
     def runners(self) -> list:
         """The loops the daemon runs side by side; each does one step."""
-        return [self._inbound, self._outbox, self._clock, self._bots]
+        runners = [self._inbound, self._outbox, self._clock, self._bots]
+        return [*runners, self._web] if self.web is not None else runners
+
+    async def _web(self) -> None:
+        if self.web is not None:
+            await self.web.run(self.stop)
 
     async def _close_on_stop(self) -> None:
         await self.stop.wait()

@@ -85,10 +85,32 @@ def _unmarked(text: str) -> str:
     return re.sub(f"[{MARKS}]", "", text)
 
 
+#: the address of a game's page (pbem.letters.weblinks): a link in the HTML part
+_PAGE = re.compile(r"https?://[^\s\"<>]+/g/\d+-[0-9a-f]+\b")
+
+
+def _linked(pieces: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for text, kind in pieces:
+        if kind:
+            out.append((text, kind))
+            continue
+        at = 0
+        for found in _PAGE.finditer(text):
+            if found.start() > at:
+                out.append((text[at:found.start()], ""))
+            out.append((found.group(), "link"))
+            at = found.end()
+        if at < len(text):
+            out.append((text[at:], ""))
+    return out
+
+
 def tokens(line: str) -> list[tuple[str, str]]:
     """A line of prose as (text, kind) pieces: kind "" for words, "move" for an example move
     (shown boldly: a legal move one can copy), "code" for a command the template marked with
-    `keep` (its quotes left out) or the player's own words in plain quotes."""
+    `keep` (its quotes left out) or the player's own words in plain quotes, "link" for the
+    address of a game's web page."""
     pieces: list[tuple[str, str]] = []
     at = 0
     for found in _CODE.finditer(line):
@@ -119,7 +141,7 @@ def tokens(line: str) -> list[tuple[str, str]]:
             joined[-1] = (joined[-1][0] + text, "")
         else:
             joined.append((text, kind))
-    return joined
+    return _linked(joined)
 
 
 def blocks(text: str, boards: Sequence[dict[str, Any]], sections: Sequence[list] = ()) -> list[dict[str, Any]]:

@@ -28,6 +28,8 @@ SCRIPT = [
     (ALICE, "display", True),
     (ALICE, "format text", True),
     (ALICE, "format html", True),
+    (ALICE, "public yes", True),
+    (ALICE, "public no", True),
     (ALICE, "language", True),
     (ALICE, "language italiano", True),
     (ALICE, "language en", True),

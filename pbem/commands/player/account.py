@@ -118,6 +118,47 @@ class Format(Command):
         ctx.reply("format.txt", old=old, new=args[0])
 
 
+#: `public yes|no`: the words for yes and no, in every language (compared folded)
+PUBLIC_WORDS = {
+    "yes": ("yes", "on", "si", "sì", "да", "так", "예", "네", "是"),
+    "no": ("no", "off", "нет", "ні", "아니요", "아니오", "否"),
+}
+
+
+@register
+class Public(Command):
+    """Choose whether your games may be listed on the web pages: on your player page, in
+    the feeds, in the tournament tables. A game is listed only when both its players said yes;
+    it is "no" until you say otherwise. Each game's own page can always be opened by whoever
+    has its link (it is in every mail about the game), and no page ever shows an address.
+
+    Write: public yes
+       or: public no
+    """
+
+    name = "public"
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("public yes|no")
+    summary = N_("whether your games are listed on the web pages")
+    max_args = 1
+
+    requires_proof = True  # a setting of the sender's own, as format is
+    needs_current_records = True
+
+    def run(self, ctx: Context, call: Call) -> None:
+        given = call.args[0].casefold() if len(call.args) == 1 else ""
+        choice = next((key for key, words in PUBLIC_WORDS.items() if given in words), None)
+        if choice is None:
+            raise CommandError(
+                phrase("Please say {yes} or {no}.", yes="public yes", no="public no"),
+                phrase("Write e.g. {example}.", example="public yes"),
+                code="public.unknown", params={"given": " ".join(call.args)[:40]},
+            )
+        ctx.player.public = choice == "yes"
+        ctx.session.add(ctx.player)
+        ctx.reply("public.txt", public=ctx.player.public)
+
+
 @register
 class Display(Command):
     """Send a sample board of each game, to check that my mails look right in your mail program.

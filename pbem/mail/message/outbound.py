@@ -87,6 +87,7 @@ def build(
     date: datetime,
     language: str | None = None,
     unsubscribe: str | None = None,
+    unsubscribe_url: str | None = None,
     answers: bool = False,
     feedback_id: str | None = None,
 ) -> bytes:
@@ -96,7 +97,8 @@ def build(
     goes beside `body` as the other half of a multipart/alternative. `language` (a code such
     as "ru") becomes Content-Language, so a client can offer to translate, or read it aloud
     in the right voice. `unsubscribe` (an address) becomes List-Unsubscribe, a mailto: that
-    clients offer as a button. `answers`: the mail answers one the recipient wrote, so it is
+    clients offer as a button; `unsubscribe_url` (an https URL, with `unsubscribe`) joins it
+    with List-Unsubscribe-Post, the one-click unsubscribe of RFC 8058. `answers`: the mail answers one the recipient wrote, so it is
     "auto-replied" (RFC 3834); any other (a notice, a reminder, a digest) is "auto-generated".
     `feedback_id` becomes Feedback-ID (`feedback_id()`), by which mailbox providers report
     complaints per kind of mail."""
@@ -132,7 +134,11 @@ def build(
     if refs:
         msg["References"] = " ".join(refs[-10:])
     if unsubscribe:
-        msg["List-Unsubscribe"] = f"<mailto:{ascii_address(unsubscribe)}>"
+        if unsubscribe_url:
+            msg["List-Unsubscribe"] = f"<{unsubscribe_url}>, <mailto:{ascii_address(unsubscribe)}>"
+            msg["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+        else:
+            msg["List-Unsubscribe"] = f"<mailto:{ascii_address(unsubscribe)}>"
     msg["Auto-Submitted"] = "auto-replied" if answers else "auto-generated"
     if feedback_id:
         msg["Feedback-ID"] = feedback_id
