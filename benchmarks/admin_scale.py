@@ -23,7 +23,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]  # benchmarks/pbem_engine.py is not `engine`
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]  # the scripts beside this one are not packages of pbem
 sys.path.insert(0, str(HERE.parent))
 
 from click.testing import CliRunner  # noqa: E402

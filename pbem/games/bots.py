@@ -19,7 +19,7 @@ from pbem.core.models import Game, Player, Switch
 from pbem.games import players
 
 #: the domain of every bot's address: reserved, never delivered (RFC 2606)
-DOMAIN = "pbem_bots.invalid"
+DOMAIN = "bots.invalid"
 #: the level of `challenge GAME bot` without `level=`
 DEFAULT_LEVEL = 2
 #: the `Switch` row of `pbem admin bots off|on`

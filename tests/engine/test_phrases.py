@@ -21,7 +21,7 @@ ERRORS = {"EngineError", "BadOption", "MoveError", "InvalidMove", "IllegalMove"}
 def _raises() -> list[tuple[str, int, ast.Call]]:
     """Every construction of an engine error in the engine's source (raised or returned)."""
     found = []
-    for path in sorted(ENGINE.glob("*.py")):
+    for path in sorted(ENGINE.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ERRORS:
                 found.append((path.name, node.lineno, node))

@@ -24,7 +24,7 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_engine_modules_import_nothing_impure() -> None:
-    modules = sorted(ENGINE.glob("*.py"))
+    modules = sorted(ENGINE.rglob("*.py"))
     assert len(modules) >= 5
     for module in modules:
         bad = _imports(module) & FORBIDDEN
@@ -32,7 +32,7 @@ def test_engine_modules_import_nothing_impure() -> None:
 
 
 def test_no_open_or_print_in_engine() -> None:
-    for module in sorted(ENGINE.glob("*.py")):
+    for module in sorted(ENGINE.rglob("*.py")):
         for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
                 assert node.func.id not in {"open", "print", "input"}, f"{module.name} calls {node.func.id}"
