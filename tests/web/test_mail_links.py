@@ -32,13 +32,15 @@ def _play(server: Server) -> list[int]:
     """Each game of LINES: challenged, accepted, four moves, a board asked for."""
     ids = []
     for line in LINES:
-        server.say(ALICE, f"challenge {line} {BOB} colour=x")  # no draw of colours: both runs alike
+        server.say(ALICE, f"challenge {line} {BOB} colour=first")  # no draw of colours: both runs alike
         server.confirm(ALICE)
         with Session(server.engine) as session:
             challenge = max(session.exec(select(Challenge.id)).all())
         server.say(BOB, f"accept {challenge}")
         with Session(server.engine) as session:
             game_id = max(session.exec(select(Game.id)).all())
+            assert session.get(Game, game_id).kind == line.split()[0]  # this very line's game began
+        assert game_id not in ids
         ids.append(game_id)
         for _ in range(4):
             with Session(server.engine) as session:
@@ -139,3 +141,31 @@ def test_with_no_base_url_no_mail_changes(played) -> None:  # noqa: ANN001
         assert _same(unlinked) == _same(plain_body), row.template
         if html is not None:
             assert plain_html is not None and "/g/" not in plain_html and "<a " not in plain_html
+
+
+def test_a_board_too_wide_for_a_phone_is_compact_with_its_link_and_whole_at_360(played, browser, artifacts) -> None:  # noqa: ANN001
+    """Infinito 26x26: the HTML part draws it compact, followed by the link to its page (with a
+    base_url), or compact alone (without); Chromium lays both out whole at 360 px."""
+    from tests.html.test_layout import check
+
+    site, linked, ids, plain = played
+    wide = ids[1]
+    with Session(linked.engine) as session:
+        url = site + weblinks.game_path(session.get(Game, wide))
+    shown = 0
+    for server, link in ((linked, url), (plain, None)):
+        for row, mail in _mails(server.engine):
+            _, html = _parts(mail)
+            if row.game_id != wide or html is None or 'class="board' not in html:
+                continue
+            shown += 1
+            assert 'class="board compact"' in html, row.template
+            after = html[html.index('class="board compact"'):]
+            if link is not None:
+                assert re.search(r'class="whole"[^>]*>The board in full, on the game\'s page: <a href="'
+                                 + re.escape(link) + '"', after), row.template
+            else:
+                assert 'class="whole"' not in html
+            if row.template in ("your_move", "board"):
+                check(browser, artifacts, f"wide-{'linked' if link else 'plain'}-{row.id}", html, 1)
+    assert shown >= 2 * 5
