@@ -143,7 +143,8 @@ def queue(
     frame = templates.text(framed, sections=[r.body for r in rendered])
     html = None
     if player.format != "text":  # the HTML part says the same words, with the boards as tables
-        html = htmlmail.page(templates, sketches, framed, text, language=language)  # the title: no tag, no token
+        html = htmlmail.page(templates, sketches, framed, text, language=language,  # the title: no tag, no token
+                             game_url=page)
     thread_reply, thread_refs = _thread(session, player, game)
     message_id = outbound.new_message_id(settings.domain)
     at = now()

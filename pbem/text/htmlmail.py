@@ -81,6 +81,15 @@ def _drawn(templates: Templates, game: dict[str, Any], language: str = DEFAULT) 
     return html
 
 
+#: the widest board the mail draws in full: a wider one is drawn compact (`_board.html`)
+FULL_COLUMNS = 19
+
+
+def compact(game: dict[str, Any], language: str = DEFAULT) -> bool:
+    """Whether the board of a game view is too wide for a phone, drawn compact."""
+    return len(boards.grid_for(game, language)["columns"]) > FULL_COLUMNS
+
+
 def _unmarked(text: str) -> str:
     return re.sub(f"[{MARKS}]", "", text)
 
@@ -146,7 +155,8 @@ def tokens(line: str) -> list[tuple[str, str]]:
 
 def blocks(text: str, boards: Sequence[dict[str, Any]], sections: Sequence[list] = ()) -> list[dict[str, Any]]:
     """The text cut into blocks for `_mail.html`: `p` (lines of tokens), `pre` (indented
-    lines, kept as they are), `quote` (lines quoted with ">", a player's relayed words), `rule` (the separator of sections), `board`, `section`, `footer`."""
+    lines, kept as they are; `columns` when they are a table), `list` (a list of commands,
+    `rows` of (command, what it does)), `quote` (lines quoted with ">", a player's relayed words), `rule` (the separator of sections), `board`, `section`, `footer`."""
     out: list[dict[str, Any]] = []
     footer = False
 
@@ -178,7 +188,31 @@ def blocks(text: str, boards: Sequence[dict[str, Any]], sections: Sequence[list]
             add("pre", _unmarked(line))  # kept as it is, without the marks of its examples
         else:
             add("p", tokens(line))
-    return [b for b in out if b["kind"] != "gap"]
+    return [_listed(b) for b in out if b["kind"] != "gap"]
+
+
+#: an item of an indented list of commands: "  - challenge GAME ADDRESS   invite someone"
+_ITEM = re.compile(r"^\s+- (\S.*?)\s{2,}(\S.*)$")
+
+
+def _listed(block: dict[str, Any]) -> dict[str, Any]:
+    """An indented list of commands (a `pre` block whose lines are "- command  what it does",
+    with notes of one column between them) as a `list`: a table of two columns whose second
+    wraps, so a phone shows it whole rather than cut at the width of its longest line."""
+    if block["kind"] != "pre":
+        return block
+    # columns (a table of figures) scroll in their box; other indented lines wrap
+    block["columns"] = any(re.search(r"\S\s{2,}\S", line) for line in block["lines"])
+    rows: list[tuple[str | None, str]] = []
+    for line in block["lines"]:
+        item = _ITEM.match(line)
+        if item is not None:
+            rows.append((item[1], item[2]))
+        elif re.search(r"\S\s{2,}\S", line) or not line.strip():
+            return block  # columns of another kind (a table of figures): kept as it is
+        else:
+            rows.append((None, line.strip()))
+    return {"kind": "list", "rows": rows} if sum(term is not None for term, _ in rows) >= 2 else block
 
 
 def render(
@@ -202,9 +236,12 @@ def page(
     subject: str,
     *,
     language: str = DEFAULT,
+    game_url: str | None = None,
 ) -> str:
     """The HTML part of a mail of the sketched `sections` in the sketched `frame` (which
-    marks where each goes), titled `subject`, in `language`: styles inlined, ready to send."""
+    marks where each goes), titled `subject`, in `language`: styles inlined, ready to send.
+    `game_url`, the page of the game the mail is about, follows each board too wide for a
+    phone, which the mail draws compact."""
     language = known(language)
     parts = [blocks(_html_marks(templates.unwrapped(sketch).body), sketch.boards) for sketch in sections]
     framed = _html_marks(templates.unwrapped(frame).body)
@@ -212,6 +249,8 @@ def page(
         for block in part:
             if block["kind"] == "board":
                 block["html"] = _drawn(templates, block["game"], language)
+                if game_url is not None and compact(block["game"], language):
+                    block["link"] = game_url
     html = templates.html(
         "_mail.html", language=language, blocks=blocks(framed, [], parts), subject=subject,
         lang=HTML_LANG.get(language, language),

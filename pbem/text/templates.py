@@ -27,6 +27,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Undefined, pass_context
 from jinja2.runtime import Context
+from markupsafe import Markup, escape
 
 from pbem.mail.message.reply import MARKERS
 from pbem.text import textwidth
@@ -182,6 +183,24 @@ def _trimmed(line: str) -> str:
     return SIGNATURE if trimmed == SIGNATURE.strip() else trimmed
 
 
+#: a move's coordinates joined by a hyphen ("a10-e6"): a line may not break inside it
+_JOINED = re.compile(r"(?<![\w-])[a-z]\d{1,2}(?:-[a-z]\d{1,2})+(?![\w-])")
+
+
+def unbroken(text: str) -> Markup:
+    """`text` escaped for HTML, each move of hyphen-joined coordinates kept on one line (a
+    phone would break "a10-e6" after its hyphen). The hyphen stays the ASCII one, so the move
+    copied from the mail is the move the server reads."""
+    text = str(text)
+    out, at = [], 0
+    for found in _JOINED.finditer(text):
+        out.append(escape(text[at:found.start()]))
+        out.append(Markup('<span class="nw">%s</span>') % found.group())
+        at = found.end()
+    out.append(escape(text[at:]))
+    return Markup("").join(out)
+
+
 class Templates:
     """The Jinja2 environments over `templates/` (or `root`), strict about missing variables:
     one per language, each with Jinja's i18n extension speaking that language."""
@@ -239,6 +258,7 @@ class Templates:
             # a templates_dir of the operator's own may leave out html/: the packaged layout serves
             loader = FileSystemLoader([str(self.root / "html"), str(TEMPLATES / "html")])
             env = self._html_envs[talk.code] = self._made(loader, talk, html=True)
+            env.filters["unbroken"] = unbroken
         return env
 
     @property

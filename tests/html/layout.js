@@ -1,10 +1,39 @@
 // The layout facts the tests assert, measured in the page (returns a list of problems).
+// VIEWPORT, when the caller defines it, is the width asked for: a phone's browser widens its
+// layout viewport to a page that overflows, so window.innerWidth alone would hide the overflow.
 const problems = [];
 const near = (a, b) => Math.abs(a - b) <= 0.6;
 const doc = document.documentElement;
-if (doc.scrollWidth > window.innerWidth) {
-  problems.push(`the page scrolls sideways: ${doc.scrollWidth} > ${window.innerWidth}`);
+const viewport = typeof VIEWPORT === "number" ? Math.min(VIEWPORT, window.innerWidth) : window.innerWidth;
+if (doc.scrollWidth > viewport) {
+  problems.push(`the page scrolls sideways: ${doc.scrollWidth} > ${viewport}`);
 }
+// nothing is cut: no box (a board, indented lines) hides part of itself behind a scroll; only
+// a table of figures in columns (data-columns) may scroll inside its box
+document.querySelectorAll(".scroll:not([data-columns])").forEach((box, b) => {
+  if (box.scrollWidth > box.clientWidth + 0.5) {
+    problems.push(`box ${b} (${box.dataset.board || box.textContent.trim().slice(0, 20)}) is cut: ${box.scrollWidth} > ${box.clientWidth}`);
+  }
+});
+// a move's coordinates never break at their hyphen ("a10-" at a line's end, "e6" below)
+const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+  for (const m of node.data.matchAll(/[a-z]\d{1,2}-[a-z]\d{1,2}/g)) {
+    const range = document.createRange();
+    range.setStart(node, m.index);
+    range.setEnd(node, m.index + m[0].length);
+    const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+    if (tops.size > 1) problems.push(`the move ${m[0]} breaks across lines`);
+  }
+}
+// a legend's sample square sits in the middle of its cell
+document.querySelectorAll(".legend .sample").forEach((sample) => {
+  const rect = sample.getBoundingClientRect();
+  const cell = sample.closest("td").getBoundingClientRect();
+  if (Math.abs((rect.left - cell.left) - (cell.right - rect.right)) > 1) {
+    problems.push(`a legend sample sits off-centre: ${rect.left - cell.left}px left, ${cell.right - rect.right}px right`);
+  }
+});
 const boards = [...document.querySelectorAll("table.board")];
 boards.forEach((table, b) => {
   const box = table.closest(".scroll");
@@ -58,6 +87,7 @@ boards.forEach((table, b) => {
     }
     const style = getComputedStyle(stone);
     if (stone.textContent && style.color === style.backgroundColor) problems.push(`board ${b}: value ${stone.textContent} is invisible`);
+    if (stone.textContent && parseFloat(style.fontSize) < 12) problems.push(`board ${b}: value ${stone.textContent} is ${style.fontSize}, under 12px`);
   });
 });
 return {problems, boards: boards.length, height: doc.scrollHeight,

@@ -39,7 +39,7 @@ def _show(browser, page: Path, width: int, scheme: str) -> dict:  # noqa: ANN001
         "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]}
     )
     browser.get(page.as_uri())
-    return browser.execute_script(LAYOUT)
+    return browser.execute_script(f"const VIEWPORT = {width};\n" + LAYOUT)
 
 
 def _screenshot(browser, path: Path, width: int, height: int) -> None:  # noqa: ANN001
@@ -84,8 +84,10 @@ def test_help_reads_at_every_width(browser, artifacts, mails) -> None:
     check(browser, artifacts, "help", mails[("all", "help")], 0)
 
 
-def test_a_crowded_infinito_26x26_shows_every_value_in_its_stone(browser, artifacts, mails) -> None:
+def test_a_crowded_infinito_26x26_is_drawn_compact_and_whole(browser, artifacts, mails) -> None:
+    """Wider than a phone: every stone drawn, in small squares, the board whole at 360 px (the
+    values are in the text part, and on the game's page that a mail with a base_url links)."""
     html = mails[("all", "crowded")]
+    assert 'class="board compact"' in html
     assert html.count('class="st ') >= 600 + 50
-    assert ">299</span>" in html  # the values themselves, not only the side's letter
     check(browser, artifacts, "infinito-26-crowded", html, 1)
