@@ -60,6 +60,7 @@ class Challenge(SQLModel, table=True):
     days: int = 7  # time control: days per move
     weekends_off: bool = False
     takebacks: bool = True  # `takebacks=off`: no take-back requests in the game
+    clock: str | None = Field(default=None, max_length=40)  # `clock=` (pbem.timecontrol); None: `days` per move
 
 
 class Game(SQLModel, table=True):
@@ -101,6 +102,9 @@ class Game(SQLModel, table=True):
     takeback_asks: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     lines_waiting: bool = False  # conditional lines are stored for the game (pbem.conditionals)
     bot_due_at: datetime | None = None  # a bot is on move since (pbem.botrunner); None: a person or over
+    clock: str | None = Field(default=None, max_length=40)  # the time control (pbem.timecontrol); None: `days` per move
+    #: each side's clock of a `clock` game: {"left": [s0, s1] (seconds), "moves": [n0, n1]} (timecontrol.Sides)
+    clock_sides: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
 
     def player_id(self, side: int) -> int:
         return self.player1_id if side else self.player0_id
@@ -127,6 +131,7 @@ class Move(SQLModel, table=True):
     raw: str = Field(max_length=400)
     message_id: str | None = Field(default=None, max_length=400)
     created_at: datetime
+    clock_left: int | None = None  # a `clock` game: the mover's time left after the move (seconds)
 
 
 class Remark(SQLModel, table=True):
@@ -327,6 +332,7 @@ class Tournament(SQLModel, table=True):
     options: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     days: int = 7
     weekends_off: bool = False
+    clock: str | None = Field(default=None, max_length=40)  # the games' time control; None: `days` per move
     rounds: int | None = None  # Swiss: how many rounds; round robin: from the field
     reach: int | None = None  # a ladder: how many places above one may challenge
     status: str = Field(default="open", max_length=20, index=True)  # open running finished cancelled

@@ -121,9 +121,9 @@ class TimeControl:
 
     def remaining(self, sides: Sides, side: int, used: float) -> int | None:
         """What `side` has left after `used` seconds of running time in its turn (its whole
-        budget while not on move); None: no clock."""
+        budget while not on move; `used` below 0 for time an operator added); None: no clock."""
         budget = self.budget(sides, side)
-        return None if budget is None else max(0, int(budget - max(0, used)))
+        return None if budget is None else max(0, int(budget - used))
 
     def notation(self) -> str:
         """As a challenge writes it: `fischer:3d+1d/7d`."""

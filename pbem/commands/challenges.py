@@ -20,7 +20,7 @@ from pbem.models import Challenge, Player
 from pbem.present import challenge_view, title
 from pbem.wallclock import now
 
-SERVICE_OPTIONS = ("variant", "colour", "days", "weekends", "takebacks")
+SERVICE_OPTIONS = ("variant", "colour", "days", "clock", "weekends", "takebacks")
 
 
 def _split_options(words: list[str]) -> tuple[list[str], dict[str, str]]:
@@ -137,7 +137,7 @@ class ChallengeCommand(Command):
                     example="challenge ataxx bob@example.org",
                 ),
             )
-        days, weekends_off, takebacks, cls, colour, rules = _terms(ctx, plain, options)
+        days, weekends_off, takebacks, cls, colour, rules, notation = _terms(ctx, plain, options)
         opponent: Player | None = None
         if addresses:
             target = addresses[0]
@@ -167,6 +167,7 @@ class ChallengeCommand(Command):
             days=days,
             weekends_off=weekends_off,
             takebacks=takebacks,
+            clock=notation,
         )
         ctx.session.add(challenge)
         ctx.session.flush()
@@ -217,8 +218,8 @@ def _may_invite(ctx: Context, address: str, cls: type[engine.Rules]) -> None:
 
 
 def _terms(ctx: Context, plain: list[str], options: dict[str, str]) -> tuple:
-    """The challenge's time control, take-backs, game, colour and rules, from its words."""
-    days, weekends_off = time_control(ctx, options)
+    """The challenge's time control, take-backs, game, colour, rules and `clock=`, from its words."""
+    days, weekends_off, notation = time_control(ctx, options)
     takebacks = _takebacks(options.pop("takebacks", options.pop("takeback", None)))
     try:
         cls = _choose_kind(plain[0], options.pop("variant", None))
@@ -226,7 +227,7 @@ def _terms(ctx: Context, plain: list[str], options: dict[str, str]) -> tuple:
         rules = cls(options)
     except engine.EngineError as exc:
         raise CommandError(exc.message, exc.hint or _hint(exc, plain), code=exc.code, params=exc.params) from None
-    return days, weekends_off, takebacks, cls, colour, rules
+    return days, weekends_off, takebacks, cls, colour, rules, notation
 
 
 def _level(value: str | None) -> int:
@@ -252,7 +253,7 @@ def _challenge_bot(ctx: Context, plain: list[str], options: dict[str, str]) -> N
             code="challenge.bots_off",
         )
     level = _level(options.pop("level", None))
-    days, weekends_off, takebacks, cls, colour, rules = _terms(ctx, plain, options)
+    days, weekends_off, takebacks, cls, colour, rules, notation = _terms(ctx, plain, options)
     if not bots_players.plays(rules):
         raise CommandError(
             phrase("No bot plays {title} yet.", title=title(cls)),
@@ -265,7 +266,7 @@ def _challenge_bot(ctx: Context, plain: list[str], options: dict[str, str]) -> N
     bot = bots_players.bot_player(ctx.session, cls.name, level, at)
     challenge = Challenge(
         kind=cls.name, options=rules.options, colour=colour, challenger_id=ctx.player.id, opponent_id=bot.id,
-        created_at=at, days=days, weekends_off=weekends_off, takebacks=takebacks,
+        created_at=at, days=days, weekends_off=weekends_off, takebacks=takebacks, clock=notation,
     )
     ctx.session.add(challenge)
     ctx.session.flush()
