@@ -17,6 +17,7 @@ from pbem.errors import CommandError
 from pbem.i18n import N_
 from pbem.models import Challenge
 from pbem.present import challenge_view, game_view, title
+from pbem.wallclock import now
 
 
 @register
@@ -129,7 +130,9 @@ class Games(Command):
             .order_by(Challenge.id)
         )
         challenges = [challenge_view(ctx.session, c) for c in pending]
-        ctx.reply("games.txt", games=views, challenges=challenges, me=ctx.player.address)
+        allowance = ctx.settings.vacation_days_per_year
+        vacation = {"allowance": allowance, "left": allowance - clock.days_used(ctx.session, ctx.player, now().year)}
+        ctx.reply("games.txt", games=views, challenges=challenges, me=ctx.player.address, vacation=vacation)
 
 
 @register

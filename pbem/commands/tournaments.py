@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import engine
 from engine.phrases import phrase
-from pbem import ladders
+from pbem import clock, ladders
 from pbem import tournaments as T
 from pbem.commands.args import game_id
 from pbem.commands.base import Call, Command, CommandError, Context, register
@@ -31,7 +31,7 @@ def _tournament(ctx: Context, call: Call, example: str, *, lock: bool = False) -
 def _summary(ctx: Context, tournament: Tournament) -> dict:
     return {
         "id": tournament.id, "name": tournament.name, "format": tournament.format, "status": tournament.status,
-        "title": title(engine.lookup(tournament.kind)), "days": tournament.days, "rounds": tournament.rounds,
+        "title": title(engine.lookup(tournament.kind)), "days": tournament.days, "clock": clock.control(tournament).describe() if tournament.clock else None, "rounds": tournament.rounds,
         "reach": tournament.reach, "players": sum(not e.withdrawn for e in entries(ctx.session, tournament)),
     }
 
