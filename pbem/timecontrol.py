@@ -270,20 +270,21 @@ def load(notation: str | None, days: int) -> TimeControl:
 
 
 def span(seconds: float) -> Phrase:
-    """A stretch of time in words, to the hour: '3 days', '2 days 5 hours', '7 hours',
-    'less than an hour'."""
+    """A stretch of time in words, to the nearest hour: '3 days', '2 days 5 hours', '7 hours',
+    'less than an hour' (so a clock a move left untouched for minutes still shows '3 days')."""
     whole = int(seconds)
-    days, hours = whole // DAY, (whole % DAY) // HOUR
+    if whole <= 0:
+        return phrase("no time")
+    if whole < HOUR:
+        return phrase("less than an hour")
+    hours_in_all = (whole + HOUR // 2) // HOUR
+    days, hours = divmod(hours_in_all, 24)
     if days and hours:
         return phrase("{days} {hours}", days=nphrase("{n} day", "{n} days", days),
                       hours=nphrase("{n} hour", "{n} hours", hours))
     if days:
         return nphrase("{n} day", "{n} days", days)
-    if hours:
-        return nphrase("{n} hour", "{n} hours", hours)
-    if whole > 0:
-        return phrase("less than an hour")
-    return phrase("no time")
+    return nphrase("{n} hour", "{n} hours", hours)
 
 
 # --- running time: pauses and weekends ------------------------------------------------------------

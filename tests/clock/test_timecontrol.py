@@ -160,6 +160,8 @@ def test_a_fischer_deadline_across_dst_keeps_its_hours() -> None:
 
 def test_spans_in_words_in_two_languages() -> None:
     assert str(tc.span(2 * DAY + 5 * HOUR + 59)) == "2 days 5 hours"
+    assert str(tc.span(3 * DAY - 60)) == "3 days"  # to the nearest hour
+    assert str(tc.span(2 * DAY + 5 * HOUR + 31 * 60)) == "2 days 6 hours"
     assert str(tc.span(DAY)) == "1 day"
     assert str(tc.span(7 * HOUR)) == "7 hours"
     assert str(tc.span(59)) == "less than an hour"
