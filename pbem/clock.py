@@ -439,7 +439,7 @@ def _deadline(game: Game, mover: Player, holidays: list[Vacation]) -> datetime |
     """The turn's deadline; None for a game with no clock (`clock=none`)."""
     if game.clock is not None:
         budget = control(game).budget(_sides(game), game.turn)
-        if budget is None:
+        if budget is None or game.turn_started_at is None:
             return None
         return tc.deadline(game.turn_started_at, timedelta(seconds=budget + game.clock_credit), _pauses(holidays),
                            game.weekends_off, zone(mover.timezone))
@@ -499,9 +499,9 @@ def add_time(game: Game, days: float) -> None:
 def used(session: Session, game: Game, at: datetime) -> float:
     """The running time the player on move has used of this turn by `at` (their vacations and
     the game's weekends off left out), less any time the operator added."""
-    if game.turn_started_at is None:
-        return 0.0
     mover = session.get(Player, game.player_id(game.turn))
+    if game.turn_started_at is None or mover is None or mover.id is None:
+        return 0.0
     holidays = _holidays(session, mover.id, game.turn_started_at)
     ran = tc.elapsed(game.turn_started_at, at, _pauses(holidays), game.weekends_off, zone(mover.timezone))
     return ran.total_seconds() - game.clock_credit
