@@ -14,6 +14,7 @@ from pbem import timecontrol as tc
 from pbem.i18n import speaker
 from pbem.models import Game, Move
 from tests.clock.test_clock_service import ALICE, BOB, START, body, game, say, tick
+from tests.languages import english_left, too_wide
 
 KINDS = ["fischer:3d+1d/7d", "bank:2d+10d", "iccf:10/50d", "delay:10d+1d", "none"]
 EN = speaker("en")
@@ -175,3 +176,21 @@ def test_a_wrong_clock_is_refused_with_what_would_work(clocked) -> None:
     assert "not both" in words(body(clocked.last(ALICE)))
     with Session(clocked.engine) as session:
         assert session.exec(select(Game)).first() is None
+
+
+@pytest.mark.parametrize("language", ["it", "ru", "uk", "ko", "zh"])
+def test_the_clock_lines_speak_the_readers_language(clocked, language: str) -> None:
+    with freeze_time(START - timedelta(hours=3)):
+        say(clocked, BOB, f"language {language}")
+        say(clocked, BOB, "confirm")
+    begin(clocked, "fischer:3d+1d/7d")
+    mail = body(clocked.last(BOB))
+    talk = speaker(language)
+    control = tc.parse("fischer:3d+1d/7d")
+    assert talk.say(control.describe()) in " ".join(mail.split())
+    assert talk.say(tc.span(3 * tc.DAY)) in mail and talk.say(tc.span(4 * tc.DAY - 3600)) in " ".join(mail.split())
+    assert english_left(mail, language) == [], mail
+    assert too_wide(mail) == []
+    say(clocked, BOB, "games")
+    games = body(clocked.last(BOB))
+    assert english_left(games, language) == [] and "30" in games
