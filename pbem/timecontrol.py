@@ -158,7 +158,7 @@ class TimeControl:
                            "{n} moves in {days}, the time not used carried over",
                            self.moves, days=span(self.main))
         if self.kind == "delay":
-            return phrase("{main} in all, and the first {delay} of each move does not count",
+            return phrase("Simple delay: {main} in all, and each move has {delay} before the clock starts to run",
                           main=span(self.main), delay=span(self.per_move))
         return phrase("no clock")
 

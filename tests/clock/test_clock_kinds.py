@@ -194,3 +194,16 @@ def test_the_clock_lines_speak_the_readers_language(clocked, language: str) -> N
     say(clocked, BOB, "games")
     games = body(clocked.last(BOB))
     assert english_left(games, language) == [] and "30" in games
+
+
+def test_a_text_record_names_its_clock_and_the_html_part_shows_the_times(clocked) -> None:
+    with freeze_time(START - timedelta(hours=2)):
+        say(clocked, ALICE, f"challenge ataxx {BOB} colour=x clock=bank:2d+10d")
+        say(clocked, ALICE, "confirm")
+        say(clocked, BOB, "accept 1")
+    html = clocked.last(ALICE).get_body(preferencelist=("html",)).get_content()
+    assert "Clock: 2 days per move, then a bank of 10 days." in " ".join(html.split())
+    assert "Time left: alice (x) 12 days, bob (o) 12 days." in " ".join(html.split())
+    with Session(clocked.engine) as session:
+        record = records.export(session, session.get(Game, 1)).text
+    assert '[TimeControl "bank:2d+10d"]' in record
