@@ -95,7 +95,9 @@ def fill(db, games: int) -> None:  # noqa: ANN001
     for low in range(1, games + 1, CHUNK):
         rows = []
         for n in range(low, min(low + CHUNK, games + 1)):
-            started = NOW - timedelta(minutes=n % 2880)  # moved within the last two days: nothing due
+            # moved within the last two days (half a day with --mix: Fischer's 3 days have a reminder
+            # point 24 hours in): nothing due
+            started = NOW - timedelta(minutes=n % (720 if len(KINDS) > 1 else 2880))
             a = 1 + n % people
             b = 1 + (a % people)
             rows.append({
