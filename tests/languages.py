@@ -15,7 +15,7 @@ from functools import cache
 
 import engine
 from engine.ataxx import LAYOUTS
-from pbem import catalogs
+from pbem import catalogs, timecontrol
 from pbem.commands import base
 from pbem.textwidth import width
 
@@ -41,6 +41,7 @@ HEADERS = {"From", "To", "Reply-To", "Subject", "English", "Glicko"}
 @cache
 def _typed_words() -> set[str]:
     words = set(TYPED) | set(LAYOUTS)  # `blocks=cross`
+    words.update(("clock", *timecontrol.KINDS))  # `clock=fischer:3d+1d/7d`, `clock=none`
     for command in base.commands():
         words.update(w.lower() for w in (command.name, *command.aliases))
         words.update(w.lower() for w in WORD.findall(str(command.syntax)) if not w.isupper())
