@@ -207,3 +207,17 @@ def test_a_text_record_names_its_clock_and_the_html_part_shows_the_times(clocked
     with Session(clocked.engine) as session:
         record = records.export(session, session.get(Game, 1)).text
     assert '[TimeControl "bank:2d+10d"]' in record
+
+
+def test_open_challenges_and_games_show_the_clock(clocked) -> None:
+    with freeze_time(START - timedelta(hours=2)):
+        say(clocked, ALICE, "challenge ataxx clock=iccf:10/50d colour=x")
+        say(clocked, ALICE, "confirm")
+        say(clocked, BOB, "open")
+        assert "Clock: 10 moves in 50 days, the time not used carried over." in words(body(clocked.last(BOB)))
+        say(clocked, BOB, "accept 1")
+        say(clocked, BOB, "games")
+    listed = words(body(clocked.last(BOB)))
+    assert "Clock: 10 moves in 50 days, the time not used carried over." in listed
+    assert "Time left: alice (x) 50 days, bob (o) 50 days." in listed
+    assert "You have 30 vacation days left this year (of 30)" in listed
