@@ -23,14 +23,14 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]  # benchmarks/engine.py is not `engine`
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]  # benchmarks/pbem_engine.py is not `engine`
 sys.path.insert(0, str(HERE.parent))
 
 from click.testing import CliRunner  # noqa: E402
 
-import engine  # noqa: E402
-from pbem.cli import main  # noqa: E402
-from pbem.db import make_engine, migrate  # noqa: E402
+import pbem_engine  # noqa: E402
+from pbem.cli.main import main  # noqa: E402
+from pbem.core.db import make_engine, migrate  # noqa: E402
 
 START = datetime(2025, 1, 1, tzinfo=UTC)
 KINDS = ("ataxx", "capturego", "myriades")
@@ -43,7 +43,7 @@ def _at(minutes: float) -> str:
 
 def fill(path: Path, games: int, people: int, mails: int) -> None:
     """The rows, inserted with executemany in a few big transactions."""
-    states = {k: json.dumps(engine.create(k, {}).dump(engine.create(k, {}).start())) for k in KINDS}
+    states = {k: json.dumps(pbem_engine.create(k, {}).dump(pbem_engine.create(k, {}).start())) for k in KINDS}
     rng = random.Random(12)
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA synchronous=OFF")

@@ -24,13 +24,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import bots  # noqa: E402
-from bots import ataxx as ataxx_bot  # noqa: E402
-from bots import capturego as go_bot  # noqa: E402
-from bots import myriades as myriades_bot  # noqa: E402
-from engine.ataxx import Ataxx, perft  # noqa: E402
-from engine.base import Rules  # noqa: E402
-from engine.registry import create  # noqa: E402
+import pbem_bots  # noqa: E402
+from pbem_bots import ataxx as ataxx_bot  # noqa: E402
+from pbem_bots import capturego as go_bot  # noqa: E402
+from pbem_bots import myriades as myriades_bot  # noqa: E402
+from pbem_engine.ataxx.game import Ataxx, perft  # noqa: E402
+from pbem_engine.common.base import Rules  # noqa: E402
+from pbem_engine.registry import create  # noqa: E402
 
 KINDS: dict[str, dict[str, Any]] = {
     "ataxx": {},
@@ -49,11 +49,11 @@ search_nodes: dict[str, list[tuple[int, float]]] = defaultdict(list)
 
 
 def bot(level: int) -> Player:
-    """A bot as the service plays it: its node budget, cut at `bots.CPU_SECONDS` of this thread's CPU."""
+    """A bot as the service plays it: its node budget, cut at `pbem_bots.CPU_SECONDS` of this thread's CPU."""
     def play(rules: Rules, pos: Any, rng: random.Random) -> Any:
         began = time.thread_time()
-        budget = bots.budget_for(rules, level, bots.deadline(time.thread_time))
-        move, stats = bots.choose(rules, pos, level, rng.randrange(1 << 30), budget)
+        budget = pbem_bots.budget_for(rules, level, pbem_bots.deadline(time.thread_time))
+        move, stats = pbem_bots.choose(rules, pos, level, rng.randrange(1 << 30), budget)
         spent = time.thread_time() - began
         times[(rules.name, level)].append(spent)
         if level == 3:

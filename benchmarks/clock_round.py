@@ -3,7 +3,7 @@
 
 For each size a SQLite database is migrated and filled in bulk (SQLAlchemy Core
 executemany): players, and games in progress whose stored next clock event
-(`clock_due_at`) is computed as `pbem.clock.next_event` would (7 days a move, UTC,
+(`clock_due_at`) is computed as `pbem.games.clock.next_event` would (7 days a move, UTC,
 reminders 48 and 24 hours before the deadline; a sample is checked against the real
 function), around the real time, which the round reads. Then the CPU time
 (`time.process_time`) of one round is measured:
@@ -15,7 +15,7 @@ function), around the real time, which the round reads. Then the CPU time
 - the round after: nothing due again.
 
 With `--mix` the games in progress take every kind of clock in turn (days per move, Fischer,
-a bank, ICCF, simple delay and none, `pbem.timecontrol`), each with its stored clocks and its
+a bank, ICCF, simple delay and none, `pbem.games.timecontrol`), each with its stored clocks and its
 next event as the real function computes it: the round reads the same one column whatever the kind.
 
     python benchmarks/clock_round.py [--sizes 1000 100000] [--due 1000] [--repeat 5] [--mix]
@@ -35,19 +35,20 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]  # benchmarks/engine.py is not `engine`
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]  # benchmarks/pbem_engine.py is not `engine`
 sys.path.insert(0, str(HERE.parent))
 
 from sqlalchemy import event, insert, update  # noqa: E402
 from sqlmodel import Session  # noqa: E402
 
-import engine  # noqa: E402
-from pbem import clock, digests, timekeeper  # noqa: E402
-from pbem import timecontrol as tc  # noqa: E402
-from pbem.commands.reader import guarded_templates  # noqa: E402
-from pbem.config import Settings  # noqa: E402
-from pbem.db import make_engine, migrate  # noqa: E402
-from pbem.models import Game, Player  # noqa: E402
+import pbem_engine  # noqa: E402
+from pbem.games import clock  # noqa: E402
+from pbem.runners import digests, clock as timekeeper
+from pbem.games import timecontrol as tc  # noqa: E402
+from pbem.commands.lines.reader import guarded_templates  # noqa: E402
+from pbem.core.config import Settings  # noqa: E402
+from pbem.core.db import make_engine, migrate  # noqa: E402
+from pbem.core.models import Game, Player  # noqa: E402
 
 NOW = datetime.now(UTC)  # the round reads the real clock: the rows are made around it
 DAYS = 7
@@ -85,7 +86,7 @@ def _clock_fields(notation: str | None) -> dict:
 def fill(db, games: int) -> None:  # noqa: ANN001
     """Players and games in progress, inserted with executemany in a few transactions."""
     people = max(2, games // 5)
-    rules = engine.create("ataxx", {})
+    rules = pbem_engine.create("ataxx", {})
     state = rules.dump(rules.start())
     with db.begin() as conn:
         conn.execute(insert(Player), [

@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.ataxx import Ataxx, perft  # noqa: E402
+from pbem_engine.ataxx.game import Ataxx, perft  # noqa: E402
 
 CASES = [
     # (depth, bulk counting, expected nodes, target seconds)

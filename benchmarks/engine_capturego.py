@@ -20,7 +20,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.capturego import PASS, CaptureGo, GoPosition, Move  # noqa: E402
+from pbem_engine.go.game import PASS, CaptureGo, GoPosition, Move  # noqa: E402
 
 SIZE = 19
 GAMES = 50

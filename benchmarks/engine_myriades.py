@@ -9,7 +9,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.myriades import Infinito, Myriades  # noqa: E402
+from pbem_engine.myriades.game import Infinito, Myriades  # noqa: E402
 
 
 def _games_per_second(rules: Myriades, seconds: float = 2.0, seed: int = 1) -> tuple[float, int]:

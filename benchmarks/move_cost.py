@@ -23,13 +23,13 @@ from sqlmodel import Session, select
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import engine as rules_engine  # noqa: E402
-import pbem.mail.inbound  # noqa: E402
-from pbem.config import Settings  # noqa: E402
-from pbem.daemon import Daemon  # noqa: E402
-from pbem.db import make_engine  # noqa: E402
-from pbem.models import Outbox  # noqa: E402
-from tests.service.mailer import GAME, compose, reply_to  # noqa: E402
+import pbem_engine as rules_engine  # noqa: E402
+import pbem.mail.message.inbound  # noqa: E402
+from pbem.core.config import Settings  # noqa: E402
+from pbem.runners.daemon import Daemon  # noqa: E402
+from pbem.core.db import make_engine  # noqa: E402
+from pbem.core.models import Outbox  # noqa: E402
+from tests.mailer import GAME, compose, reply_to  # noqa: E402
 
 ALICE, BOB = "alice@example.org", "bob@example.org"
 
@@ -40,7 +40,7 @@ def _count(counts: Counter, db) -> None:  # noqa: ANN001
     event.listen(db, "before_cursor_execute", lambda *a, **k: counts.update(["statements"]))
     event.listen(db, "begin", lambda *a, **k: counts.update(["transactions"]))
     event.listen(OrmSession, "after_flush", lambda *a, **k: counts.update(["flushes"]))
-    original = pbem.mail.inbound.parse_message
+    original = pbem.mail.message.inbound.parse_message
 
     def parse(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
         counts.update(["parses"])

@@ -22,7 +22,7 @@ from email.mime.multipart import MIMEMultipart
 from email.mime.text import MIMEText
 from pathlib import Path
 
-STATEMENTS = 15  # tests/service/test_statements.py: a move mail's statements, BEGIN included
+STATEMENTS = 15  # tests/runners/test_statements.py: a move mail's statements, BEGIN included
 
 
 def parts(raw: bytes) -> tuple[str, str, list[tuple[str, str]]]:

@@ -21,15 +21,15 @@ from pathlib import Path
 from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
-import engine
-from pbem import games as G
-from pbem import players
-from pbem.clock import now
-from pbem.db import transaction
-from pbem.models import Challenge, Outbox
+import pbem_engine
+from pbem.games import store as G
+from pbem.games import players
+from pbem.games.clock import now
+from pbem.core.db import transaction
+from pbem.core.models import Challenge, Outbox
 from tests.integration.lines import move_address, script
 from tests.mailrig import MailRig
-from tests.service.mailer import compose
+from tests.mailer import compose
 
 KIND = "ataxx"
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -57,7 +57,7 @@ def prepare_games(db: Engine, rig: MailRig, games: int, plies: int, people: int 
                   ) -> list[PreparedGame]:
     """`games` Ataxx games between `people` players, each with `plies` scripted moves."""
     rng = random.Random(seed)
-    rules = engine.create(KIND, {})
+    rules = pbem_engine.create(KIND, {})
     users = [u for u in rig.users if u != "game"]
     addresses = [rig.address(users[i % len(users)], f"p{i}") for i in range(people)]
     prepared = []

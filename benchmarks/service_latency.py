@@ -19,8 +19,8 @@ from pathlib import Path
 from sqlmodel import Session, select
 
 from benchmarks import service_common as C
-from pbem.db import make_engine, migrate
-from pbem.models import Outbox
+from pbem.core.db import make_engine, migrate
+from pbem.core.models import Outbox
 from tests.databases import throwaway
 from tests.integration.daemon import DaemonProcess
 from tests.mailrig import MailRig

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from benchmarks import service_common as C
-from pbem.db import make_engine, migrate
+from pbem.core.db import make_engine, migrate
 from tests.databases import throwaway
 from tests.integration.daemon import DaemonProcess
 from tests.mailrig import MailRig

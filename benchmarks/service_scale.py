@@ -18,13 +18,13 @@ from pathlib import Path
 
 from sqlalchemy import Engine, insert, text
 
-import engine
+import pbem_engine
 from benchmarks import service_common as C
-from pbem.clock import now
-from pbem.config import Settings
-from pbem.db import make_engine, migrate, transaction
-from pbem.models import Game, Move
-from pbem.service import Service
+from pbem.games.clock import now
+from pbem.core.config import Settings
+from pbem.core.db import make_engine, migrate, transaction
+from pbem.core.models import Game, Move
+from pbem.runners.inbound import Service
 from tests.databases import throwaway
 from tests.integration.lines import script
 from tests.mailrig import MailRig
@@ -34,7 +34,7 @@ CHUNK = 5000
 
 def fill(db: Engine, stored: int, plies: int, people: list[int]) -> int:
     """`stored` games, 9 in 10 finished, each with `plies` moves; returns the rows' move count."""
-    rules = engine.create(C.KIND, {})
+    rules = pbem_engine.create(C.KIND, {})
     texts = script(rules, random.Random(5), plies)
     pos = rules.start()
     for t in texts:

@@ -29,8 +29,8 @@ from sqlmodel import Session, select
 
 from benchmarks import move_floor
 from benchmarks import service_common as C
-from pbem.db import make_engine, migrate
-from pbem.models import Outbox
+from pbem.core.db import make_engine, migrate
+from pbem.core.models import Outbox
 from tests.databases import throwaway
 from tests.integration.daemon import DaemonProcess
 from tests.mailrig import MailRig
@@ -166,8 +166,8 @@ def _run(rig: MailRig, tmp: Path, url: str, games: int, moves: int) -> dict[str,
 def _profiled(rig: MailRig, tmp: Path, url: str, games: int, moves: int) -> dict[str, float]:
     """The daemon in this process under `cpu_profile`, on a backlog of its own: CPU by component."""
     from benchmarks import cpu_profile
-    from pbem.config import load
-    from pbem.daemon import Daemon
+    from pbem.core.config import load
+    from pbem.runners.daemon import Daemon
 
     db = make_engine(url)
     migrate(db)

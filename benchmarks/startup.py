@@ -28,8 +28,8 @@ from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
 
-from pbem.config import SANDBOX_ADDRESS
-from pbem.mail.sandbox import deliver, read_mailbox
+from pbem.core.config import SANDBOX_ADDRESS
+from pbem.mail.transport.sandbox import deliver, read_mailbox
 
 TICK = os.sysconf("SC_CLK_TCK")
 PLAYER = "alice@example.org"
@@ -69,7 +69,7 @@ def first_answer(timeout: float = 120.0) -> tuple[float, float]:
         env = {key: value for key, value in os.environ.items() if key != "PBEM_CONFIG"}
         started = time.monotonic()
         proc = subprocess.Popen(
-            [sys.executable, "-m", "pbem.cli", "-c", str(config), "serve"],
+            [sys.executable, "-m", "pbem.cli.main", "-c", str(config), "serve"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=env,
         )
         try:
@@ -95,9 +95,9 @@ def main() -> None:
     print(f"{'command':<34} {'lowest CPU s':>12} {'median':>8}   goal")
     helps = [
         ("python -c pass", [sys.executable, "-c", "pass"], None),
-        ("pbem --help", [sys.executable, "-m", "pbem.cli", "--help"], 0.3),
-        ("pbem admin --help", [sys.executable, "-m", "pbem.cli", "admin", "--help"], None),
-        ("pbem admin status --help", [sys.executable, "-m", "pbem.cli", "admin", "status", "--help"], None),
+        ("pbem --help", [sys.executable, "-m", "pbem.cli.main", "--help"], 0.3),
+        ("pbem admin --help", [sys.executable, "-m", "pbem.cli.main", "admin", "--help"], None),
+        ("pbem admin status --help", [sys.executable, "-m", "pbem.cli.main", "admin", "status", "--help"], None),
     ]
     for name, command, goal in helps:
         runs = [child_cpu(command) for _ in range(args.repeat)]

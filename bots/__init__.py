@@ -9,7 +9,7 @@ clock, so that a slow or busy machine still gets its move in time (the node budg
 on a quick one).
 Level 1 plays a random reasonable move (a beginner can win), level 3 the strongest.
 `accepts_draw` and `accepts_takeback` are the bots' answers to their opponent's offers
-(`bots.manners`).
+(`pbem_bots.manners`).
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from bots import ataxx, capturego, myriades
-from bots.manners import accepts_draw, accepts_takeback
-from bots.search import Budget, Stats
-from engine.ataxx import Ataxx
-from engine.base import Rules
-from engine.capturego import CaptureGo
-from engine.myriades import Myriades
+from pbem_bots import ataxx, capturego, myriades
+from pbem_bots.manners import accepts_draw, accepts_takeback
+from pbem_bots.search import Budget, Stats
+from pbem_engine.ataxx.game import Ataxx
+from pbem_engine.common.base import Rules
+from pbem_engine.go.game import CaptureGo
+from pbem_engine.myriades.game import Myriades
 
 __all__ = [
     "CPU_SECONDS", "LEVELS", "Budget", "Stats", "accepts_draw", "accepts_takeback", "budget_for", "choose",

@@ -12,9 +12,9 @@ import random
 from collections.abc import Hashable, Iterator, Sequence
 from typing import Any
 
-from bots.search import Budget, Stats, search
-from engine.ataxx import PASS, Ataxx, Move, Position
-from engine.ataxx_board import JUMPS, NEIGHBOURS, _grow
+from pbem_bots.search import Budget, Stats, search
+from pbem_engine.ataxx.game import PASS, Ataxx, Move, Position
+from pbem_engine.ataxx.board import JUMPS, NEIGHBOURS, _grow
 
 State = tuple[int, int, int, int]
 _MATERIAL = 16  # a piece is worth this much mobility
@@ -36,7 +36,7 @@ _FAR = {1 << sq: JUMPS[sq] for sq in range(49)}
 
 
 class AtaxxGame:
-    """An Ataxx variant as `bots.search.Game` sees it."""
+    """An Ataxx variant as `pbem_bots.search.Game` sees it."""
 
     def __init__(self, rules: Ataxx) -> None:
         self.can_pass = rules.can_pass

@@ -14,10 +14,10 @@ from collections.abc import Hashable, Sequence
 from functools import cache
 from typing import Any
 
-from bots.ladders import caught
-from bots.search import Budget, Stats, search
-from engine.capturego import CaptureGo
-from engine.go_board import _OK, EDGE, EMPTY, PASS, GoPosition, Move, _geometry, place, verdict
+from pbem_bots.ladders import caught
+from pbem_bots.search import Budget, Stats, search
+from pbem_engine.go.game import CaptureGo
+from pbem_engine.go.board import _OK, EDGE, EMPTY, PASS, GoPosition, Move, _geometry, place, verdict
 
 _CAPTURE = 1000  # one captured stone
 _PASS = -1
@@ -53,7 +53,7 @@ def liberties(pos: GoPosition, root: int, neighbours: list[tuple[int, int, int, 
 
 
 class GoGame:
-    """Capture Go as `bots.search.Game` sees it."""
+    """Capture Go as `pbem_bots.search.Game` sees it."""
 
     def __init__(self, rules: CaptureGo) -> None:
         self.rules = rules

@@ -8,7 +8,7 @@ Bounded in plies: a chase longer than that is counted as an escape.
 
 from __future__ import annotations
 
-from engine.go_board import EMPTY, GoPosition, _Geometry, place
+from pbem_engine.go.board import EMPTY, GoPosition, _Geometry, place
 
 _PLIES = 24
 

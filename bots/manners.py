@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from bots.ataxx import AtaxxGame
-from bots.capturego import GoGame
-from bots.myriades import _lowest_free, best_gain
-from bots.search import WIN, Budget, Game, search
-from engine.ataxx import Ataxx
-from engine.base import Rules
-from engine.capturego import CaptureGo
-from engine.myriades import Myriades
-from engine.myriades_notation import NEUTRAL
+from pbem_bots.ataxx import AtaxxGame
+from pbem_bots.capturego import GoGame
+from pbem_bots.myriades import _lowest_free, best_gain
+from pbem_bots.search import WIN, Budget, Game, search
+from pbem_engine.ataxx.game import Ataxx
+from pbem_engine.common.base import Rules
+from pbem_engine.go.game import CaptureGo
+from pbem_engine.myriades.game import Myriades
+from pbem_engine.myriades.notation import NEUTRAL
 
 #: nodes of the search that judges a draw offer (far below a level-3 move)
 DRAW_NODES = {"ataxx": 2_000, "capturego": 300}

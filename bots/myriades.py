@@ -15,9 +15,9 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from bots.search import Budget, Stats
-from engine.myriades import Move, Myriades, Position
-from engine.myriades_notation import NEUTRAL, Cell, _neighbours, _rays, free_values
+from pbem_bots.search import Budget, Stats
+from pbem_engine.myriades.game import Move, Myriades, Position
+from pbem_engine.myriades.notation import NEUTRAL, Cell, _neighbours, _rays, free_values
 
 _PLACES = 6  # the least exposed squares tried for the placement of each candidate turn
 _SPOILED = 3  # the opponent's best steps whose way the placement may block

@@ -10,12 +10,12 @@
     (3, 2)
 """
 
-from engine.ataxx import Assimilation, Ataxx, Infection
-from engine.base import Effects, Option, Outcome, Rules, Termination
-from engine.capturego import CaptureGo
-from engine.errors import BadOption, EngineError, IllegalMove, InvalidMove, MoveError
-from engine.myriades import Infinito, Myriades
-from engine.registry import create, lookup, names, register
+from pbem_engine.ataxx.game import Assimilation, Ataxx, Infection
+from pbem_engine.common.base import Effects, Option, Outcome, Rules, Termination
+from pbem_engine.go.game import CaptureGo
+from pbem_engine.common.errors import BadOption, EngineError, IllegalMove, InvalidMove, MoveError
+from pbem_engine.myriades.game import Infinito, Myriades
+from pbem_engine.registry import create, lookup, names, register
 
 # The registry: adding a game is one module and one line here.
 for _game in (Ataxx, Infection, Assimilation, CaptureGo, Myriades, Infinito):

@@ -6,9 +6,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from engine.base import Rules
-from engine.errors import BadOption, EngineError
-from engine.phrases import phrase
+from pbem_engine.common.base import Rules
+from pbem_engine.common.errors import BadOption, EngineError
+from pbem_engine.common.phrases import phrase
 
 _GAMES: dict[str, type[Rules[Any, Any]]] = {}
 _NAMES: dict[str, str] = {}

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from pbem.db import make_engine, migrate
+from pbem.core.db import make_engine, migrate
 from tests.needs import missing
 
 ADMIN_URL = os.environ.get("PBEM_TEST_POSTGRES", "postgresql://127.0.0.1:5432/test")
@@ -77,9 +77,9 @@ def _schema() -> Path:
 
 
 def migrated(engine: Engine) -> Engine:
-    """`pbem.db.migrate` for a test's new database, without running the migrations each time: a
+    """`pbem.core.db.migrate` for a test's new database, without running the migrations each time: a
     SQLite file not yet created is a copy of one migrated once per process (the migrations
-    themselves run in tests/admin/test_admin_schema.py, tests/service/test_store.py and every
+    themselves run in tests/cli/admin/test_admin_schema.py, tests/core/test_store.py and every
     daemon a test starts). Anything else migrates."""
     path = engine.url.database
     if engine.dialect.name == "sqlite" and path and path != ":memory:" and not Path(path).exists():

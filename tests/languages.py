@@ -13,11 +13,12 @@ from __future__ import annotations
 import re
 from functools import cache
 
-import engine
-from engine.ataxx import LAYOUTS
-from pbem import catalogs, timecontrol
-from pbem.commands import base
-from pbem.textwidth import width
+import pbem_engine
+from pbem_engine.ataxx.game import LAYOUTS
+from pbem.text import catalogs
+from pbem.games import timecontrol
+from pbem.commands.lines import base
+from pbem.text.textwidth import width
 
 WORD = re.compile(r"[A-Za-z]{3,}")
 _TOKEN = re.compile(r"\[k:[^\]]*\]")
@@ -45,8 +46,8 @@ def _typed_words() -> set[str]:
     for command in base.commands():
         words.update(w.lower() for w in (command.name, *command.aliases))
         words.update(w.lower() for w in WORD.findall(str(command.syntax)) if not w.isupper())
-    for name in engine.names():
-        rules = engine.lookup(name)
+    for name in pbem_engine.names():
+        rules = pbem_engine.lookup(name)
         words.update(w.lower() for w in WORD.findall(name))
         words.update(w.lower() for w in WORD.findall(str(rules.title)))
         words.update(option.name.lower() for option in getattr(rules, "options", ()))

@@ -29,8 +29,8 @@ import threading
 import time
 from pathlib import Path
 
-from pbem.mail.imap import ImapSettings
-from pbem.mail.smtp import SmtpSettings
+from pbem.mail.transport.imap import ImapSettings
+from pbem.mail.transport.smtp import SmtpSettings
 from tests.dovecot import (
     HOST,
     RigUnavailable,

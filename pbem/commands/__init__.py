@@ -1,6 +1,6 @@
 """The email commands. Importing this package registers every command."""
 
-from pbem.commands import (  # noqa: F401  (registration)
+
     account,
     challenges,
     conditional,
@@ -17,7 +17,7 @@ from pbem.commands import (  # noqa: F401  (registration)
     time,
     tournaments,
 )
-from pbem.commands.base import COMMANDS, Command, Context, commands, find
-from pbem.errors import CommandError
+from pbem.commands.lines.base import COMMANDS, Command, Context, commands, find
+from pbem.core.errors import CommandError
 
 __all__ = ["COMMANDS", "Command", "CommandError", "Context", "commands", "find"]

@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-import bots
-from bots.ataxx import greedy
-from engine.ataxx import PASS
-from engine.registry import create
+import pbem_bots
+from pbem_bots.ataxx import greedy
+from pbem_engine.ataxx.game import PASS
+from pbem_engine.registry import create
 
 VARIANTS = ["ataxx", "infection", "assimilation"]
 
@@ -21,7 +21,7 @@ def test_the_capture_that_wins_the_game(variant: str, level: int) -> None:
     # x on a1 and g7; o on c1 and c2: a clone to b1 or b2 takes both and ends the game
     pos = rules.from_fen("6x/7/7/7/7/2o4/x1o4 x 0 1")
     for seed in range(5):
-        move, _ = bots.choose(rules, pos, level, seed)
+        move, _ = pbem_bots.choose(rules, pos, level, seed)
         after = rules.apply(pos, move)
         assert after.o == 0, rules.format(pos, move)
         assert rules.outcome(after).winner == 0
@@ -30,8 +30,8 @@ def test_the_capture_that_wins_the_game(variant: str, level: int) -> None:
 def test_the_forced_pass() -> None:
     rules = create("ataxx")
     pos = rules.from_fen("7/7/7/7/ooo4/ooo4/xoo4 x 0 1")  # x is walled in; o can still move
-    for level in bots.LEVELS:
-        move, _ = bots.choose(rules, pos, level, seed=1)
+    for level in pbem_bots.LEVELS:
+        move, _ = pbem_bots.choose(rules, pos, level, seed=1)
         assert move == PASS
         assert rules.format(pos, move) == "pass"
 
@@ -43,7 +43,7 @@ def test_level_three_searches_four_plies_in_the_middle_game() -> None:
     while rules.ply(pos) < 20:
         pos = rules.apply(pos, greedy(rules, pos, rng))
     assert not rules.outcome(pos).over and pos.empty.bit_count() > 20
-    _move, stats = bots.choose(rules, pos, 3, seed=1)
+    _move, stats = pbem_bots.choose(rules, pos, 3, seed=1)
     assert stats.depth >= 4
 
 
@@ -51,7 +51,7 @@ def test_level_one_prefers_a_capture_to_a_quiet_jump() -> None:
     rules = create("ataxx")
     pos = rules.from_fen("6x/7/7/7/7/2o4/x1o4 x 0 1")
     for seed in range(20):
-        move, _ = bots.choose(rules, pos, 1, seed)
+        move, _ = pbem_bots.choose(rules, pos, 1, seed)
         taken = rules.effects(pos, rules.apply(pos, move)).taken
         assert taken >= 1, rules.format(pos, move)
 
@@ -60,7 +60,7 @@ def test_level_one_prefers_a_capture_to_a_quiet_jump() -> None:
 def test_the_search_sees_the_rules_of_the_engine(variant: str) -> None:
     """On random games to their end: the bot's moves and the states after them are the engine's, and its
     terminal test agrees with the engine's outcome (a side without pieces counts as lost at once)."""
-    from bots.ataxx import AtaxxGame, _to_move
+    from pbem_bots.ataxx import AtaxxGame, _to_move
 
     rules = create(variant, {"blocks": "square"} if variant == "infection" else {})
     game = AtaxxGame(rules)

@@ -6,11 +6,11 @@ import random
 
 import pytest
 
-import bots
-from bots import Budget
-from bots.ladders import caught
-from engine.capturego import Move
-from engine.registry import create
+import pbem_bots
+from pbem_bots import Budget
+from pbem_bots.ladders import caught
+from pbem_engine.go.game import Move
+from pbem_engine.registry import create
 
 
 def liberties_after(rules, pos, move: Move) -> tuple[int, bool]:
@@ -35,28 +35,28 @@ def liberties_after(rules, pos, move: Move) -> tuple[int, bool]:
     return len(libs), after.captures != pos.captures
 
 
-@pytest.mark.parametrize("level", bots.LEVELS)
+@pytest.mark.parametrize("level", pbem_bots.LEVELS)
 def test_the_capture_that_wins(level: int) -> None:
     rules = create("capturego", {"size": 5, "target": 1})
     pos = rules.setup([".....", ".....", ".....", ".XOX.", "..X.."])  # white c2 has one liberty: c3
     for seed in range(5):
-        move, _ = bots.choose(rules, pos, level, seed)
+        move, _ = pbem_bots.choose(rules, pos, level, seed)
         assert rules.format(pos, move) == "c3"
         assert rules.outcome(rules.apply(pos, move)).winner == 0
 
 
-@pytest.mark.parametrize("level", bots.LEVELS)
+@pytest.mark.parametrize("level", pbem_bots.LEVELS)
 def test_a_stone_in_atari_runs_away(level: int) -> None:
     rules = create("capturego", {"size": 7, "target": 1})
     # black d4 touched by white on three sides; black to move must extend to d5 (or lose at once)
     pos = rules.setup(
         [".......", ".......", ".......", "..OXO..", "...O...", ".......", "......."], turn=0
     )
-    move, _ = bots.choose(rules, pos, level, seed=3)
+    move, _ = pbem_bots.choose(rules, pos, level, seed=3)
     assert rules.format(pos, move) == "d5"
 
 
-@pytest.mark.parametrize("level", bots.LEVELS)
+@pytest.mark.parametrize("level", pbem_bots.LEVELS)
 def test_a_visible_self_atari_is_never_played(level: int) -> None:
     rules = create("capturego", {"size": 9, "target": 5})
     rng = random.Random(level)
@@ -69,7 +69,7 @@ def test_a_visible_self_atari_is_never_played(level: int) -> None:
             pos = rules.apply(pos, rules.sample(pos, rng.choice))
         if rules.outcome(pos).over:
             continue
-        move, _ = bots.choose(rules, pos, level, seed=game, budget=Budget(60 if level > 1 else 0))
+        move, _ = pbem_bots.choose(rules, pos, level, seed=game, budget=Budget(60 if level > 1 else 0))
         if move.is_pass:
             continue
         libs, captured = liberties_after(rules, pos, move)
@@ -78,12 +78,12 @@ def test_a_visible_self_atari_is_never_played(level: int) -> None:
     assert checked >= 2
 
 
-@pytest.mark.parametrize("level", bots.LEVELS)
+@pytest.mark.parametrize("level", pbem_bots.LEVELS)
 def test_the_forced_pass(level: int) -> None:
     rules = create("capturego", {"size": 5, "target": 3})
     # white fills the board but a1 and e5: either point would be suicide for black
     pos = rules.setup(["OOOO.", "OOOOO", "OOOOO", "OOOOO", ".OOOO"], turn=0)
-    move, _ = bots.choose(rules, pos, level, seed=1)
+    move, _ = pbem_bots.choose(rules, pos, level, seed=1)
     assert move.is_pass
 
 
@@ -102,6 +102,6 @@ def test_a_ladder_is_read_to_the_end() -> None:
 def test_the_bot_starts_the_ladder_that_works() -> None:
     rules = create("capturego", {"size": 7, "target": 1})
     pos = rules.setup(LADDER, turn=0)
-    move, _ = bots.choose(rules, pos, 3, seed=1)
+    move, _ = pbem_bots.choose(rules, pos, 3, seed=1)
     after = rules.apply(pos, move)
     assert caught(rules._geo, after, rules._geo.index_of[Move(3, 2)]), rules.format(pos, move)

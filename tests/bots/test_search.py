@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bots.search import WIN, Budget, search
+from pbem_bots.search import WIN, Budget, search
 
 
 class Pile:

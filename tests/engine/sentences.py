@@ -8,7 +8,7 @@ from typing import Any
 
 import jinja2
 
-import engine
+import pbem_engine
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 
@@ -34,7 +34,7 @@ def render(code: str, details: dict, sides: list[str]) -> str:
     return str(_macro()(code, details, sides))
 
 
-def sentence(rules: engine.Rules, outcome: engine.Outcome) -> str:
+def sentence(rules: pbem_engine.Rules, outcome: pbem_engine.Outcome) -> str:
     """What a player reads about a finished game ("" while it runs), as `Outcome.reason` was."""
     if outcome.termination is None:
         return ""

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from engine.ataxx import (
+from pbem_engine.ataxx.game import (
     LAYOUTS,
     PASS,
     Assimilation,
@@ -18,7 +18,7 @@ from engine.ataxx import (
     format_uai,
     perft,
 )
-from engine.base import BadOption, IllegalMove, MoveError
+from pbem_engine.common.base import BadOption, IllegalMove, MoveError
 from tests.engine.sentences import sentence
 
 VARIANTS = {"ataxx": Ataxx, "infection": Infection, "assimilation": Assimilation}

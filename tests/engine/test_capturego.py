@@ -11,8 +11,8 @@ import random
 
 import pytest
 
-from engine.base import BadOption, EngineError, IllegalMove, MoveError
-from engine.capturego import PASS, CaptureGo, GoPosition, Move
+from pbem_engine.common.base import BadOption, EngineError, IllegalMove, MoveError
+from pbem_engine.go.game import PASS, CaptureGo, GoPosition, Move
 from tests.engine.sentences import sentence
 
 

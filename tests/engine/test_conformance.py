@@ -8,11 +8,11 @@ import random
 
 import pytest
 
-import engine
+import pbem_engine
 from tests.engine.sentences import sentence
 
 # (game, options): each registered game at its defaults, plus the option corners.
-CASES = [(name, {}) for name in engine.names()] + [
+CASES = [(name, {}) for name in pbem_engine.names()] + [
     ("ataxx", {"blocks": "c3 e3 c5 e5"}),
     ("infection", {"blocks": "d4"}),
     ("capturego", {"size": 5, "target": 3}),
@@ -22,7 +22,7 @@ CASES = [(name, {}) for name in engine.names()] + [
 MAX_PLIES = 1500  # the seed Ataxx variants have no automatic draw; a random shuttle is cut here
 
 
-def _taken_by_scores(rules: engine.Rules, side: int, before: tuple[int, int], after: tuple[int, int]) -> int:
+def _taken_by_scores(rules: pbem_engine.Rules, side: int, before: tuple[int, int], after: tuple[int, int]) -> int:
     """What the service derived from score deltas before `Rules.effects` said it."""
     if rules.score_unit == "pieces":
         return max(before[1 - side] - after[1 - side], 0)
@@ -31,7 +31,7 @@ def _taken_by_scores(rules: engine.Rules, side: int, before: tuple[int, int], af
     return 0
 
 
-def _check_position(rules: engine.Rules, pos) -> None:
+def _check_position(rules: pbem_engine.Rules, pos) -> None:
     data = rules.dump(pos)
     assert json.loads(json.dumps(data)) == data, "dump must be JSON-safe"
     assert rules.load(data) == pos, "load(dump(p)) must equal p"
@@ -43,7 +43,7 @@ def _check_position(rules: engine.Rules, pos) -> None:
 @pytest.mark.parametrize(("name", "options"), CASES, ids=lambda c: str(c))
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_random_playout_keeps_the_contract(name: str, options: dict, seed: int) -> None:
-    rules = engine.create(name, options)
+    rules = pbem_engine.create(name, options)
     rng = random.Random(f"{name}{options}{seed}")
     pos = rules.start()
     for ply in range(MAX_PLIES):
@@ -53,9 +53,9 @@ def test_random_playout_keeps_the_contract(name: str, options: dict, seed: int) 
         if legal is not None:
             assert (len(legal) == 0) == outcome.over, f"ply {ply}: outcome and move list disagree"
         if outcome.over:
-            with pytest.raises(engine.IllegalMove):
+            with pytest.raises(pbem_engine.IllegalMove):
                 rules.sample(pos, rng.choice)
-            assert outcome.termination in engine.Termination and sentence(rules, outcome)
+            assert outcome.termination in pbem_engine.Termination and sentence(rules, outcome)
             assert json.loads(json.dumps(dict(outcome.details))) == outcome.details
             break
         move = rules.sample(pos, rng.choice)
@@ -78,13 +78,13 @@ def test_random_playout_keeps_the_contract(name: str, options: dict, seed: int) 
 
 
 def test_registry_names_and_aliases() -> None:
-    assert engine.names() == ["ataxx", "infection", "assimilation", "capturego", "myriades", "infinito"]
-    assert engine.lookup("Capture-Go") is engine.CaptureGo
-    assert engine.lookup("atari go") is engine.CaptureGo
-    with pytest.raises(engine.BadOption, match="chess"):
-        engine.lookup("chess")
+    assert pbem_engine.names() == ["ataxx", "infection", "assimilation", "capturego", "myriades", "infinito"]
+    assert pbem_engine.lookup("Capture-Go") is pbem_engine.CaptureGo
+    assert pbem_engine.lookup("atari go") is pbem_engine.CaptureGo
+    with pytest.raises(pbem_engine.BadOption, match="chess"):
+        pbem_engine.lookup("chess")
 
 
 def test_unknown_option_is_refused_with_the_known_ones() -> None:
-    with pytest.raises(engine.BadOption, match="size"):
-        engine.create("capturego", {"colour": "red"})
+    with pytest.raises(pbem_engine.BadOption, match="size"):
+        pbem_engine.create("capturego", {"colour": "red"})

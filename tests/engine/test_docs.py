@@ -6,7 +6,7 @@ import doctest
 import re
 from pathlib import Path
 
-import engine
+import pbem_engine
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import engine
-from engine import Effects
-from engine.ataxx import Ataxx, from_fen
+import pbem_engine
+from pbem_engine import Effects
+from pbem_engine.ataxx.game import Ataxx, from_fen
 
 
-def _play(rules: engine.Rules, *texts: str, pos=None):
+def _play(rules: pbem_engine.Rules, *texts: str, pos=None):
     pos = rules.start() if pos is None else pos
     for text in texts:
         before, pos = pos, rules.apply(pos, rules.parse(pos, text))
@@ -25,7 +25,7 @@ def test_ataxx_counts_and_names_the_turned_pieces() -> None:
 
 
 def test_capture_go_counts_and_names_the_captured_stones() -> None:
-    rules = engine.create("capturego", {"size": 5, "target": 3})
+    rules = pbem_engine.create("capturego", {"size": 5, "target": 3})
     before, after = _play(rules, "b1", "a1", "a2")  # a2 takes a1
     assert rules.effects(before, after) == Effects(1, ("a1",))
     assert rules.effects(*_play(rules, "c3")) == Effects()
@@ -36,7 +36,7 @@ def test_capture_go_counts_and_names_the_captured_stones() -> None:
 
 
 def test_myriades_takes_nothing_but_may_neutralise() -> None:
-    rules = engine.create("myriades")
+    rules = pbem_engine.create("myriades")
     before, after = _play(rules, "10@c3", "5@c5", "1@a1", "6@j10")
     assert rules.effects(before, after) == Effects()
     before, after = _play(rules, "c3-c4 xa1 2@j9", pos=after)  # c4 lands next to Black's lower 5

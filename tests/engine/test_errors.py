@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-import engine
-from engine import BadOption, EngineError, IllegalMove, InvalidMove, MoveError
+import pbem_engine
+from pbem_engine import BadOption, EngineError, IllegalMove, InvalidMove, MoveError
 
 # (game, options, text): lines that are not the game's notation at all, so a reader may take them
 # for conversation.
@@ -59,7 +59,7 @@ ILLEGAL = [
 
 @pytest.mark.parametrize(("name", "options", "text"), INVALID)
 def test_text_that_is_no_move_at_all_is_invalid(name: str, options: dict, text: str) -> None:
-    rules = engine.create(name, options)
+    rules = pbem_engine.create(name, options)
     with pytest.raises(InvalidMove) as caught:
         rules.parse(rules.start(), text)
     assert not isinstance(caught.value, IllegalMove)
@@ -68,7 +68,7 @@ def test_text_that_is_no_move_at_all_is_invalid(name: str, options: dict, text: 
 
 @pytest.mark.parametrize(("name", "options", "text", "code"), ILLEGAL)
 def test_notation_the_rules_forbid_is_illegal(name: str, options: dict, text: str, code: str) -> None:
-    rules = engine.create(name, options)
+    rules = pbem_engine.create(name, options)
     with pytest.raises(IllegalMove) as caught:
         rules.parse(rules.start(), text)
     assert not isinstance(caught.value, InvalidMove)
@@ -77,7 +77,7 @@ def test_notation_the_rules_forbid_is_illegal(name: str, options: dict, text: st
 
 
 def test_moves_refused_by_the_position_are_illegal() -> None:
-    go = engine.create("capturego", {"size": 5})
+    go = pbem_engine.create("capturego", {"size": 5})
     pos = go.apply(go.start(), go.parse(go.start(), "c3"))
     with pytest.raises(IllegalMove) as caught:
         go.parse(pos, "c3")
@@ -99,12 +99,12 @@ def _check(error: MoveError) -> None:
 
 def test_option_and_registry_errors_have_codes() -> None:
     cases = [
-        (lambda: engine.create("capturego", {"size": "big"}), "option.not_a_number", {"option": "size"}),
-        (lambda: engine.create("capturego", {"size": 25}), "option.out_of_range", {"value": 25, "max": 19}),
-        (lambda: engine.create("capturego", {"colour": "red"}), "option.unknown", {"option": "colour"}),
-        (lambda: engine.create("ataxx", {"blocks": "a1"}), "option.blocks.start_square", {"square": "a1"}),
-        (lambda: engine.lookup("chess"), "game.unknown", {"name": "chess"}),
-        (lambda: engine.Ataxx.from_fen("x5o/7 z"), "fen.ranks", {"ranks": 2}),
+        (lambda: pbem_engine.create("capturego", {"size": "big"}), "option.not_a_number", {"option": "size"}),
+        (lambda: pbem_engine.create("capturego", {"size": 25}), "option.out_of_range", {"value": 25, "max": 19}),
+        (lambda: pbem_engine.create("capturego", {"colour": "red"}), "option.unknown", {"option": "colour"}),
+        (lambda: pbem_engine.create("ataxx", {"blocks": "a1"}), "option.blocks.start_square", {"square": "a1"}),
+        (lambda: pbem_engine.lookup("chess"), "game.unknown", {"name": "chess"}),
+        (lambda: pbem_engine.Ataxx.from_fen("x5o/7 z"), "fen.ranks", {"ranks": 2}),
     ]
     for call, code, some in cases:
         with pytest.raises(BadOption) as caught:
@@ -115,7 +115,7 @@ def test_option_and_registry_errors_have_codes() -> None:
 
 
 def test_a_damaged_position_is_an_engine_error_with_a_code() -> None:
-    go = engine.create("capturego")
+    go = pbem_engine.create("capturego")
     data = go.dump(go.start()) | {"history": ["00000000000000ff"]}
     with pytest.raises(EngineError) as caught:
         go.load(data)

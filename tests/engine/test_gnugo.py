@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.base import IllegalMove
-from engine.capturego import PASS, CaptureGo, GoPosition, Move
+from pbem_engine.common.base import IllegalMove
+from pbem_engine.go.game import PASS, CaptureGo, GoPosition, Move
 from tests.needs import missing
 
 COLUMNS = "ABCDEFGHJKLMNOPQRST"  # GTP skips I as well

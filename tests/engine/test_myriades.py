@@ -13,8 +13,8 @@ import re
 
 import pytest
 
-from engine.base import BadOption, IllegalMove, MoveError
-from engine.myriades import NEUTRAL, Infinito, Move, Myriades, Position
+from pbem_engine.common.base import BadOption, IllegalMove, MoveError
+from pbem_engine.myriades.game import NEUTRAL, Infinito, Move, Myriades, Position
 from tests.engine.sentences import sentence
 
 MYRIADES = Myriades()

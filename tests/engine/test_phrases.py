@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-import engine
-from engine import EngineError
-from engine.grid import WIDTH, width
-from engine.phrases import Phrase, nphrase, phrase
+import pbem_engine
+from pbem_engine import EngineError
+from pbem_engine.common.grid import WIDTH, width
+from pbem_engine.common.phrases import Phrase, nphrase, phrase
 
-ENGINE = Path(engine.__file__).resolve().parent
+ENGINE = Path(pbem_engine.__file__).resolve().parent
 ERRORS = {"EngineError", "BadOption", "MoveError", "InvalidMove", "IllegalMove"}
 
 
@@ -47,7 +47,7 @@ def _error(call: Callable[[], object]) -> EngineError:
 
 def _parse(name: str, text: str, options: dict | None = None, moves: tuple[str, ...] = ()) -> Callable[[], object]:
     def run() -> object:
-        rules = engine.create(name, options)
+        rules = pbem_engine.create(name, options)
         pos = rules.start()
         for move in moves:
             pos = rules.apply(pos, rules.parse(pos, move))
@@ -124,28 +124,28 @@ OLD = [
     (_parse("myriades", "1@a1", moves=("5@a1",)),
      '"1@a1": a1 is occupied by White\'s 5.',
      'For example: 0@b1.'),
-    (lambda: engine.create("capturego", {"size": "big"}),
+    (lambda: pbem_engine.create("capturego", {"size": "big"}),
      'size=big is not a whole number; write e.g. size=5.',
      ''),
-    (lambda: engine.create("capturego", {"size": 25}),
+    (lambda: pbem_engine.create("capturego", {"size": 25}),
      'size=25 is out of range; size must be from 5 to 19.',
      ''),
-    (lambda: engine.create("capturego", {"target": 0}),
+    (lambda: pbem_engine.create("capturego", {"target": 0}),
      'target=0 is out of range; target must be at least 1.',
      ''),
-    (lambda: engine.create("capturego", {"komi": 6}),
+    (lambda: pbem_engine.create("capturego", {"komi": 6}),
      "Capture Go has no option 'komi'; its options are: size, target.",
      ''),
-    (lambda: engine.lookup("chess"),
+    (lambda: pbem_engine.lookup("chess"),
      "I do not know a game called 'chess'. The games are: ataxx, infection, assimilation, capturego, myriades, infinito.",
      ''),
-    (lambda: engine.create("ataxx", {"blocks": "a1"}),
+    (lambda: pbem_engine.create("ataxx", {"blocks": "a1"}),
      'blocks: a1 is a start square and must stay free (a1, a7, g1, g7).',
      ''),
-    (lambda: engine.Ataxx.from_fen("x5o/7 z"),
+    (lambda: pbem_engine.Ataxx.from_fen("x5o/7 z"),
      '"x5o/7 z" has 2 ranks; an Ataxx FEN has 7, separated by "/".',
      ''),
-    (lambda: engine.Ataxx.from_fen("x5o/7/7/7/7/7/o5q x"),
+    (lambda: pbem_engine.Ataxx.from_fen("x5o/7/7/7/7/7/o5q x"),
      '"x5o/7/7/7/7/7/o5q x": rank 1 ("o5q") is wrong: "q" is not x, o, - or a digit from 1 to 7.',
      ''),
 ]
@@ -170,14 +170,14 @@ def test_a_phrase_is_its_english_and_joins_a_list_with_commas() -> None:
 
 
 def test_texts_are_phrases() -> None:
-    for name in engine.names():
-        rules = engine.create(name)
+    for name in pbem_engine.names():
+        rules = pbem_engine.create(name)
         assert isinstance(rules.describe(), Phrase)
         assert isinstance(rules.notation(), Phrase)
         for option in rules.option_specs:
             assert isinstance(option.help, Phrase)
-    assert engine.create("ataxx", {"blocks": "cross"}).describe() == "ataxx 7x7, 5 blocked squares"
-    assert engine.create("infinito", {"size": 12}).describe() == "infinito 12x12"
+    assert pbem_engine.create("ataxx", {"blocks": "cross"}).describe() == "ataxx 7x7, 5 blocked squares"
+    assert pbem_engine.create("infinito", {"size": 12}).describe() == "infinito 12x12"
 
 
 def _korean(said: Phrase) -> str:
@@ -196,8 +196,8 @@ POSITIONS = [
 ]
 
 
-def _played(name: str, options: dict, plies: int) -> tuple[engine.Rules, object]:
-    rules = engine.create(name, options)
+def _played(name: str, options: dict, plies: int) -> tuple[pbem_engine.Rules, object]:
+    rules = pbem_engine.create(name, options)
     pos = rules.start()
     for _ in range(plies):
         pos = rules.apply(pos, rules.parse(pos, rules.examples(pos)[-1]))
@@ -231,7 +231,7 @@ def test_the_english_legend_is_unchanged_by_an_english_say() -> None:
 
 
 def test_a_reached_target_reads_as_reached_in_the_legend() -> None:
-    rules = engine.create("capturego", {"size": 5})
+    rules = pbem_engine.create("capturego", {"size": 5})
     pos = rules.setup(
         """
         . X . . .

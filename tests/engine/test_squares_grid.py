@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-import engine
-from engine import grid, squares
+import pbem_engine
+from pbem_engine.common import grid, squares
 
 
 @pytest.mark.parametrize(
@@ -52,9 +52,9 @@ def test_render_grid_frames_the_cells_with_coordinates_on_four_sides() -> None:
     assert grid.beside(lines, ["legend"], 2, 3)[2] == " 2 | o . x | 2   legend"
 
 
-@pytest.mark.parametrize("name", engine.names())
+@pytest.mark.parametrize("name", pbem_engine.names())
 def test_every_game_draws_through_the_grid_within_72_columns(name: str) -> None:
-    rules = engine.create(name)
+    rules = pbem_engine.create(name)
     board = rules.render(rules.start(), names=("A very long player name indeed", "Bob"))
     assert max(len(line) for line in board.splitlines()) <= grid.WIDTH
     assert board.splitlines()[0].split() == squares.columns(len(board.splitlines()[0].split()), name == "capturego")

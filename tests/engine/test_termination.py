@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-import engine
-from engine import Termination
+import pbem_engine
+from pbem_engine import Termination
 from tests.engine.sentences import render
 
 XO, BW = ["x", "o"], ["black", "white"]
@@ -50,7 +50,7 @@ def test_every_member_has_a_sentence() -> None:
 
 def test_the_engine_endings_render_as_the_old_reasons() -> None:
     """Real outcomes, not hand-written details: the engine's details feed the macro."""
-    go = engine.create("capturego", {"size": 5})
+    go = pbem_engine.create("capturego", {"size": 5})
     pos = go.start()
     for text in ("b1", "a1", "a2"):  # a2 takes a1
         pos = go.apply(pos, go.parse(pos, text))

@@ -1,7 +1,7 @@
 """Three in a Row, a game that exists only in the test suite: the proof that a fifth game
 costs one engine module and one registry line (plus, here, its rules as its docstring).
 
-It uses nothing of the service: only `engine.base`, as a game of `engine/` would.
+It uses nothing of the service: only `pbem_engine.common.base`, as a game of `engine/` would.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine import IllegalMove, InvalidMove, Outcome, Rules, Termination
+from pbem_engine import IllegalMove, InvalidMove, Outcome, Rules, Termination
 
 _LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 _COLUMNS = "abc"

@@ -61,7 +61,7 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def server(tmp_path) -> Iterator[object]:
     """The service over a SQLite file, as tests/service has it."""
     from tests.databases import throwaway
-    from tests.service.conftest import _server
+    from tests.server import _server
 
     with throwaway("sqlite", tmp_path) as url:
         yield from _server(url, tmp_path)

@@ -3,10 +3,10 @@ words by spoken(), and the HTML grid's legend read from that same text."""
 
 from __future__ import annotations
 
-import engine
-from engine.phrases import Phrase
-from pbem.boards import Board, grid_for
-from pbem.i18n import speaker
+import pbem_engine
+from pbem_engine.common.phrases import Phrase
+from pbem.text.boards import Board, grid_for
+from pbem.text.i18n import speaker
 
 
 class Shouting:
@@ -19,7 +19,7 @@ class Shouting:
 
 
 def test_a_board_is_english_by_default_and_spoken_in_a_speakers_words() -> None:
-    rules = engine.create("capturego", {"size": 9})
+    rules = pbem_engine.create("capturego", {"size": 9})
     pos = rules.apply(rules.start(), rules.parse(rules.start(), "e5"))
     board = Board(rules, pos, names=("Alice", "Bob"))
     assert str(board) == rules.render(pos, names=("Alice", "Bob")) == board

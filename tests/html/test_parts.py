@@ -9,12 +9,12 @@ from datetime import UTC, datetime
 
 from sqlmodel import Session, select
 
-from pbem.htmlmail import tokens
-from pbem.mail.outbound import build
-from pbem.models import Player
-from pbem.templates import MOVE_CLOSE, MOVE_OPEN
-from pbem.templates import mark as keep  # as a template's keep() prints it in a sketch
-from tests.service.mailer import compose, reply_to, text
+from pbem.text.htmlmail import tokens
+from pbem.mail.message.outbound import build
+from pbem.core.models import Player
+from pbem.text.templates import MOVE_CLOSE, MOVE_OPEN
+from pbem.text.templates import mark as keep  # as a template's keep() prints it in a sketch
+from tests.mailer import compose, reply_to, text
 
 ALICE, BOB = "alice@example.org", "bob@example.org"
 
@@ -152,7 +152,7 @@ def test_the_marker_line_leads_the_html_part_too(server) -> None:
 
 
 def test_a_templates_dir_without_html_uses_the_packaged_layout(tmp_path) -> None:
-    from pbem.templates import Templates
+    from pbem.text.templates import Templates
 
     (tmp_path / "_mail.txt").write_text("{{ marker }}\n{% for s in sections %}{{ s }}{% endfor %}\n", encoding="utf-8")
     page = Templates(tmp_path).html("_mail.html", blocks=[{"kind": "p", "lines": [[("Hello", "")]]}], subject="Hi")

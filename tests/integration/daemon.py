@@ -20,10 +20,10 @@ from typing import ClassVar
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem.models import InboundMessage
+from pbem.core.models import InboundMessage
 from tests.integration.waits import scaled, wait_until
 from tests.mailrig import MailRig
-from tests.service.mailer import parse
+from tests.mailer import parse
 
 READY = ("pbem serving", "mailbox reached")  # in this order, once per start
 TRACEBACK = "Traceback (most recent call last):"
@@ -116,7 +116,7 @@ security = "none"
         self.started_at = time.monotonic()
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "pbem.cli", "-v", "-c", str(self.config), "serve"],
+                [sys.executable, "-m", "pbem.cli.main", "-v", "-c", str(self.config), "serve"],
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 env=env,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from email.message import EmailMessage
 
 from tests.integration.waits import wait_until
-from tests.service.mailer import compose, parse, reply_to
+from tests.mailer import compose, parse, reply_to
 
 
 class Inboxes:

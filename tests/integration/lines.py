@@ -5,12 +5,12 @@ from __future__ import annotations
 import random
 from types import SimpleNamespace
 
-import engine
-from pbem import tokens
-from pbem.mail import notation
+import pbem_engine
+from pbem.trust import tokens
+from pbem.mail.message import notation
 
 
-def script(rules: engine.Rules, rng: random.Random, plies: int) -> list[str]:
+def script(rules: pbem_engine.Rules, rng: random.Random, plies: int) -> list[str]:
     """`plies` legal moves from the start (canonical texts) that leave the game in progress."""
     while True:
         pos, texts = rules.start(), []

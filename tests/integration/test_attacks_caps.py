@@ -9,13 +9,13 @@ from __future__ import annotations
 import pytest
 from sqlmodel import Session, func, select
 
-from pbem.db import make_engine
-from pbem.models import Challenge, InboundMessage, Outbox, Player, Remark, TournamentGame
+from pbem.core.db import make_engine
+from pbem.core.models import Challenge, InboundMessage, Outbox, Player, Remark, TournamentGame
 from tests.integration.daemon import POLLING, DaemonProcess
 from tests.integration.inboxes import Inboxes
 from tests.integration.test_tournament_by_email import _admin, _flat
 from tests.integration.waits import wait_until
-from tests.service.mailer import compose, parse, text
+from tests.mailer import compose, parse, text
 
 pytestmark = pytest.mark.integration
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 from sqlmodel import Session, select
 
-from pbem.db import make_engine
-from pbem.models import Bounce, Game, Outbox, Player, Remark
+from pbem.core.db import make_engine
+from pbem.core.models import Bounce, Game, Outbox, Player, Remark
 from tests.integration.daemon import POLLING, DaemonProcess, handled
-from tests.service.mailer import compose, parse, reply_to, text
+from tests.mailer import compose, parse, reply_to, text
 
 pytestmark = pytest.mark.integration
 

@@ -14,11 +14,11 @@ from email.message import EmailMessage
 import pytest
 from sqlmodel import Session, func, select
 
-from pbem.db import make_engine
-from pbem.models import Game, HeldMail, InboundMessage, Outbox, Player, Remark, Vacation
+from pbem.core.db import make_engine
+from pbem.core.models import Game, HeldMail, InboundMessage, Outbox, Player, Remark, Vacation
 from tests.integration.daemon import POLLING, DaemonProcess, handled
 from tests.integration.waits import wait_until
-from tests.service.mailer import compose, parse, replayed, reply_to, text
+from tests.mailer import compose, parse, replayed, reply_to, text
 
 pytestmark = pytest.mark.integration
 

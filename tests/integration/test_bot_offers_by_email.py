@@ -13,15 +13,15 @@ import re
 import pytest
 from sqlmodel import Session
 
-import bots
-from pbem import bots_players
-from pbem import games as G
-from pbem.db import make_engine, transaction
-from pbem.wallclock import now
+import pbem_bots
+from pbem.games import bots as bots_players
+from pbem.games import store as G
+from pbem.core.db import make_engine, transaction
+from pbem.core.wallclock import now
 from tests.integration.daemon import DaemonProcess
 from tests.integration.test_bots_by_email import _flat, _game, _human_move, _mail_for, _start
 from tests.integration.waits import wait_until
-from tests.service.mailer import parse, reply_to, text
+from tests.mailer import parse, reply_to, text
 
 pytestmark = pytest.mark.integration
 
@@ -57,7 +57,7 @@ def test_a_bot_refuses_a_draw_when_ahead_and_takes_back_at_level_one(mailrig, tm
             game = _game(db, game_id)
             assert game.status == "active" and game.turn == 0 and game.bot_due_at is None
             rules = G.rules_of(game)
-            if not bots.accepts_draw(rules, rules.load(game.state), 1, 2):
+            if not pbem_bots.accepts_draw(rules, rules.load(game.state), 1, 2):
                 break
             mailrig.submit(alice, reply_to(alice, board, _human_move(game)))
             ply = game.ply

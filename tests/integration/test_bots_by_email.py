@@ -11,13 +11,13 @@ import re
 import pytest
 from sqlmodel import Session, select
 
-import bots
-from pbem import games as G
-from pbem.db import make_engine
-from pbem.models import Game, Move, Outbox, Player
+import pbem_bots
+from pbem.games import store as G
+from pbem.core.db import make_engine
+from pbem.core.models import Game, Move, Outbox, Player
 from tests.integration.daemon import DaemonProcess
 from tests.integration.waits import wait_until
-from tests.service.mailer import compose, parse, reply_to, text
+from tests.mailer import compose, parse, reply_to, text
 
 pytestmark = pytest.mark.integration
 
@@ -55,7 +55,7 @@ def _human_move(game: Game) -> str:
     """A legal move for the person: the level-1 bot's choice, seeded by the ply."""
     rules = G.rules_of(game)
     pos = rules.load(game.state)
-    move, _ = bots.choose(rules, pos, 1, game.ply)
+    move, _ = pbem_bots.choose(rules, pos, 1, game.ply)
     return rules.format(pos, move)
 
 

@@ -10,11 +10,11 @@ from datetime import timedelta
 import pytest
 from sqlmodel import Session, select
 
-from pbem.db import make_engine
-from pbem.models import Game, Outbox, Player, Vacation
-from pbem.wallclock import now
+from pbem.core.db import make_engine
+from pbem.core.models import Game, Outbox, Player, Vacation
+from pbem.core.wallclock import now
 from tests.integration.daemon import POLLING, DaemonProcess, handled
-from tests.service.mailer import compose, dsn, parse, reply_to, text
+from tests.mailer import compose, dsn, parse, reply_to, text
 
 pytestmark = pytest.mark.integration
 

@@ -14,12 +14,12 @@ from datetime import timedelta
 import pytest
 from sqlmodel import Session, select
 
-from pbem.clock import now
-from pbem.db import make_engine, transaction
-from pbem.models import Game, Outbox, Reminder
+from pbem.games.clock import now
+from pbem.core.db import make_engine, transaction
+from pbem.core.models import Game, Outbox, Reminder
 from tests.integration.daemon import POLLING, DaemonProcess
 from tests.integration.waits import wait_until
-from tests.service.mailer import compose, parse, reply_to
+from tests.mailer import compose, parse, reply_to
 
 pytestmark = pytest.mark.integration
 

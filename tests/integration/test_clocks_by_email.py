@@ -14,14 +14,14 @@ from datetime import timedelta
 import pytest
 from sqlmodel import Session
 
-from pbem import timecontrol as tc
-from pbem.db import make_engine, transaction
-from pbem.i18n import speaker
-from pbem.models import Game
-from pbem.wallclock import now
+from pbem.games import timecontrol as tc
+from pbem.core.db import make_engine, transaction
+from pbem.text.i18n import speaker
+from pbem.core.models import Game
+from pbem.core.wallclock import now
 from tests.integration.daemon import DaemonProcess
 from tests.integration.waits import wait_until
-from tests.service.mailer import compose, parse, reply_to
+from tests.mailer import compose, parse, reply_to
 
 pytestmark = pytest.mark.integration
 EN = speaker("en")

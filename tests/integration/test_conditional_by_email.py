@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 from sqlmodel import Session, select
 
-import engine
-from pbem.db import make_engine
-from pbem.models import Conditional, Game, Move
+import pbem_engine
+from pbem.core.db import make_engine
+from pbem.core.models import Conditional, Game, Move
 from tests.integration.daemon import POLLING, DaemonProcess
-from tests.service.mailer import compose, parse, reply_to, text
+from tests.mailer import compose, parse, reply_to, text
 
 pytestmark = pytest.mark.integration
 
@@ -63,7 +63,7 @@ def test_a_chain_of_three_conditional_moves_by_real_mail(mailrig, tmp_path) -> N
     finally:
         assert daemon.stop() == 0, daemon.log_tail()
 
-    rules = engine.create("ataxx")
+    rules = pbem_engine.create("ataxx")
     expected = rules.start()
     for move in ["f2", *(m for pair in CHAIN for m in pair)]:
         expected, _ = rules.play(expected, move)

@@ -13,12 +13,12 @@ from datetime import timedelta
 import pytest
 from sqlmodel import Session, select
 
-from pbem.db import make_engine, transaction
-from pbem.models import Move, Outbox, Player
-from pbem.wallclock import now
+from pbem.core.db import make_engine, transaction
+from pbem.core.models import Move, Outbox, Player
+from pbem.core.wallclock import now
 from tests.integration.daemon import DaemonProcess
 from tests.integration.waits import wait_until
-from tests.service.mailer import compose, parse, reply_to, text
+from tests.mailer import compose, parse, reply_to, text
 
 pytestmark = pytest.mark.integration
 

@@ -20,17 +20,17 @@ from click.testing import CliRunner
 from sqlalchemy import func
 from sqlmodel import Session, select
 
-import engine
-from pbem import games as G
-from pbem import players
-from pbem.cli import main
-from pbem.clock import now
-from pbem.db import make_engine, migrate, transaction
-from pbem.models import Challenge, Game, InboundMessage, Move, Outbox, Quarantine
+import pbem_engine
+from pbem.games import store as G
+from pbem.games import players
+from pbem.cli.main import main
+from pbem.games.clock import now
+from pbem.core.db import make_engine, migrate, transaction
+from pbem.core.models import Challenge, Game, InboundMessage, Move, Outbox, Quarantine
 from tests.integration.daemon import POLLING, DaemonProcess
 from tests.integration.lines import move_address, script
 from tests.integration.waits import Deadline, scaled, wait_until
-from tests.service.mailer import compose, parse
+from tests.mailer import compose, parse
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -51,7 +51,7 @@ class Table:
 
     def __init__(self, db, rig, count: int, plies: int, seed: int) -> None:
         self.db, self.rig = db, rig
-        self.rules = engine.create("ataxx", {})
+        self.rules = pbem_engine.create("ataxx", {})
         rng = random.Random(seed)
         self.sides: dict[int, list[tuple[str, str]]] = {}  # game id -> (address, secret) by side
         with transaction(db) as session:

@@ -16,15 +16,15 @@ import time
 import pytest
 from sqlmodel import Session, select
 
-import engine
-from pbem import games as G
-from pbem import words
-from pbem.db import make_engine
-from pbem.models import Game, Move
+import pbem_engine
+from pbem.games import store as G
+from pbem.text import endings as words
+from pbem.core.db import make_engine
+from pbem.core.models import Game, Move
 from tests.databases import throwaway
 from tests.integration.daemon import POLLING, DaemonProcess
 from tests.integration.waits import Deadline
-from tests.service.mailer import compose, parse, reply_to, text
+from tests.mailer import compose, parse, reply_to, text
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -53,7 +53,7 @@ def _greedy_ataxx(rules, pos, rng):
 
 
 class Bot:
-    def __init__(self, rig, user: str, rules: dict[int, engine.Rules], seed: int) -> None:
+    def __init__(self, rig, user: str, rules: dict[int, pbem_engine.Rules], seed: int) -> None:
         self.rig, self.user, self.rules = rig, user, rules
         self.address = rig.address(user)
         self.rng = random.Random(seed)
@@ -111,7 +111,7 @@ def test_two_players_finish_every_game_by_email(mailrig, tmp_path, database_url)
     daemon.start()
     try:
         alice_addr, bob_addr = mailrig.address("alice"), mailrig.address("bob")
-        rules = {i + 1: engine.create(kind, dict(o.split("=") for o in opts.split())) for i, (kind, opts) in
+        rules = {i + 1: pbem_engine.create(kind, dict(o.split("=") for o in opts.split())) for i, (kind, opts) in
                  enumerate(GAMES)}
         # Bob has written to us and answered our answer, so six invitations may go to him at once (an
         # address that never proved itself gets one at a time: tests/integration/test_attacks_caps.py)

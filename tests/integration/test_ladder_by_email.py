@@ -13,8 +13,8 @@ import json
 import pytest
 from sqlmodel import Session, select
 
-from pbem.db import make_engine
-from pbem.models import Game, TournamentGame
+from pbem.core.db import make_engine
+from pbem.core.models import Game, TournamentGame
 from tests.integration.daemon import POLLING, DaemonProcess
 from tests.integration.inboxes import Inboxes
 from tests.integration.test_tournament_by_email import _admin, _flat

@@ -18,16 +18,16 @@ import time
 import pytest
 from sqlmodel import Session, select
 
-import engine
-from pbem import games as G
-from pbem.db import make_engine
-from pbem.i18n import speaker
-from pbem.models import Game, Move, Player
+import pbem_engine
+from pbem.games import store as G
+from pbem.core.db import make_engine
+from pbem.text.i18n import speaker
+from pbem.core.models import Game, Move, Player
 from tests.databases import throwaway
 from tests.integration.daemon import POLLING, DaemonProcess
 from tests.integration.waits import Deadline
 from tests.languages import english_left, too_wide
-from tests.service.mailer import compose, parse, reply_to, text
+from tests.mailer import compose, parse, reply_to, text
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -42,7 +42,7 @@ class Player_:
         self.rig, self.user, self.language = rig, user, language
         self.address = rig.address(user)
         self.talk = speaker(language)
-        self.rules = engine.create(KIND, OPTIONS)
+        self.rules = pbem_engine.create(KIND, OPTIONS)
         self.pos = self.rules.start()
         self.rng = random.Random(seed)
         self.inbox = rig.reader(user)

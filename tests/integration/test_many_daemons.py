@@ -16,17 +16,17 @@ import pytest
 from sqlalchemy import func
 from sqlmodel import Session, select
 
-import engine
-from pbem import games as G
-from pbem import players
-from pbem.clock import now
-from pbem.db import make_engine, migrate, transaction
-from pbem.models import Challenge, Game, InboundMessage, Move, Outbox
+import pbem_engine
+from pbem.games import store as G
+from pbem.games import players
+from pbem.games.clock import now
+from pbem.core.db import make_engine, migrate, transaction
+from pbem.core.models import Challenge, Game, InboundMessage, Move, Outbox
 from tests.databases import throwaway
 from tests.integration.daemon import POLLING, DaemonProcess
 from tests.integration.lines import move_address, script
 from tests.integration.waits import Deadline
-from tests.service.mailer import compose, parse
+from tests.mailer import compose, parse
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -63,7 +63,7 @@ def test_three_daemons_apply_each_move_once_and_deliver_every_mail(mailrig, tmp_
     migrate(db)
     prepared = _prepare(db, mailrig)
     rng = random.Random(7)
-    rules = engine.create("ataxx", {})
+    rules = pbem_engine.create("ataxx", {})
     scripts = {gid: script(rules, rng, PLIES) for gid, _ in prepared}
     sides = dict(prepared)
     # Polling (see POLLING): the moves of a game follow one another without Dovecot's IDLE delay.

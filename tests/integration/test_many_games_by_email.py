@@ -10,15 +10,15 @@ from __future__ import annotations
 import pytest
 from sqlmodel import Session, select
 
-import engine
-from pbem import games as G
-from pbem import players
-from pbem.db import make_engine, migrate, transaction
-from pbem.models import Challenge, Game, Outbox
-from pbem.wallclock import now
+import pbem_engine
+from pbem.games import store as G
+from pbem.games import players
+from pbem.core.db import make_engine, migrate, transaction
+from pbem.core.models import Challenge, Game, Outbox
+from pbem.core.wallclock import now
 from tests.integration.daemon import POLLING, DaemonProcess
 from tests.integration.waits import wait_until
-from tests.service.mailer import compose, parse, reply_to, text
+from tests.mailer import compose, parse, reply_to, text
 
 pytestmark = pytest.mark.integration
 
@@ -37,7 +37,7 @@ def _prepare(db, rig) -> dict[int, str]:
             session.add(challenge)
             session.flush()
             game = G.start(session, challenge, opponent, alice, now())
-            rules = engine.create(kind, {})
+            rules = pbem_engine.create(kind, {})
             moves[game.id] = rules.examples(rules.start())[0]
     return moves
 

@@ -17,15 +17,15 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session, select
 
-from pbem.db import make_engine
-from pbem.models import Move
+from pbem.core.db import make_engine
+from pbem.core.models import Move
 from tests.dovecot import RigUnavailable
 from tests.integration.daemon import DaemonProcess
 from tests.integration.waits import scaled
 from tests.mailrig import MailRig, missing_requirements
 from tests.needs import missing
 from tests.oauth_server import CLIENT_ID, CLIENT_SECRET, TokenServer
-from tests.service.mailer import compose, parse, reply_to, text
+from tests.mailer import compose, parse, reply_to, text
 
 pytestmark = pytest.mark.integration
 
@@ -94,7 +94,7 @@ def _start(tokens: TokenServer, rig: MailRig, home: Path, oauth: dict) -> tuple[
 def _status(daemon: DaemonProcess, secrets: dict[str, str]) -> dict:
     """`pbem admin status --json` on the daemon's settings: it logs in to the mailbox as the daemon does."""
     done = subprocess.run(
-        [sys.executable, "-m", "pbem.cli", "-c", str(daemon.config), "admin", "status", "--json"],
+        [sys.executable, "-m", "pbem.cli.main", "-c", str(daemon.config), "admin", "status", "--json"],
         capture_output=True, text=True, timeout=scaled(60), env={**os.environ, **daemon.env, **secrets},
     )
     assert "Traceback" not in done.stderr, done.stderr

@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 from sqlmodel import select
 
-from pbem.cli import main
-from pbem.db import make_engine, transaction
-from pbem.models import Heartbeat
+from pbem.cli.main import main
+from pbem.core.db import make_engine, transaction
+from pbem.core.models import Heartbeat
 from tests.integration.daemon import DaemonProcess
 
 pytestmark = pytest.mark.integration

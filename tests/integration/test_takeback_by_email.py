@@ -10,11 +10,11 @@ import re
 import pytest
 from sqlmodel import Session, select
 
-from pbem import games as G
-from pbem.db import make_engine
-from pbem.models import AdminAction, Game, Move
+from pbem.games import store as G
+from pbem.core.db import make_engine
+from pbem.core.models import AdminAction, Game, Move
 from tests.integration.daemon import DaemonProcess
-from tests.service.mailer import compose, parse, reply_to, text
+from tests.mailer import compose, parse, reply_to, text
 
 pytestmark = pytest.mark.integration
 

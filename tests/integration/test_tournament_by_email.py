@@ -13,12 +13,12 @@ import pytest
 from click.testing import CliRunner
 from sqlmodel import Session, select
 
-from pbem.cli import main
-from pbem.db import make_engine
-from pbem.models import Game, Player, TournamentGame
+from pbem.cli.main import main
+from pbem.core.db import make_engine
+from pbem.core.models import Game, Player, TournamentGame
 from tests.integration.daemon import POLLING, DaemonProcess
 from tests.integration.inboxes import Inboxes
-from tests.service.mailer import text
+from tests.mailer import text
 
 pytestmark = pytest.mark.integration
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 from sqlmodel import Session, select
 
-from pbem.config import Settings
-from pbem.db import make_engine
-from pbem.models import Game, Outbox
+from pbem.core.config import Settings
+from pbem.core.db import make_engine
+from pbem.core.models import Game, Outbox
 from tests.integration.daemon import POLLING, DaemonProcess, handled
-from tests.service.mailer import compose, parse, replayed, reply_to
+from tests.mailer import compose, parse, replayed, reply_to
 
 pytestmark = pytest.mark.integration
 

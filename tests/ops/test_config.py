@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pbem import config
-from pbem.config import ConfigError, Settings, load, parse
+from pbem.core import config
+from pbem.core.config import ConfigError, Settings, load, parse
 
 IMAP_SMTP = """
 [imap]
@@ -199,7 +199,7 @@ def _pbem(*args: str, env_extra: dict[str, str] | None = None) -> subprocess.Com
     env = {**os.environ, **(env_extra or {})}
     env.pop("PBEM_CONFIG", None)
     return subprocess.run(
-        [sys.executable, "-m", "pbem.cli", *args], capture_output=True, text=True, env=env, timeout=120,
+        [sys.executable, "-m", "pbem.cli.main", *args], capture_output=True, text=True, env=env, timeout=120,
         stdin=subprocess.DEVNULL,
     )
 

@@ -38,9 +38,9 @@ def _free_port() -> int:
 
 
 def _pbem_command() -> list[str]:
-    """The installed console script beside this Python, else `python -m pbem.cli`."""
+    """The installed console script beside this Python, else `python -m pbem.cli.main`."""
     script = Path(sys.executable).with_name("pbem")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "pbem.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "pbem.cli.main"]
 
 
 class Sandbox:
@@ -103,19 +103,19 @@ class Sandbox:
 def check_installed() -> None:
     """The pbem imported here is an installed one whose templates came with it."""
     import pbem
-    import pbem.templates
+    import pbem.text.templates
 
     here = Path(__file__).resolve().parents[2]
     where = Path(pbem.__file__).resolve()
     assert here not in where.parents, f"pbem was imported from the checkout ({where}), not an install"
-    assert pbem.templates.TEMPLATES.name == pbem.templates.PACKAGE, pbem.templates.TEMPLATES
-    names = pbem.templates.Templates().names()
+    assert pbem.text.templates.TEMPLATES.name == pbem.text.templates.PACKAGE, pbem.text.templates.TEMPLATES
+    names = pbem.text.templates.Templates().names()
     assert "help.txt" in names and "rules/ataxx.txt" in names, names
 
 
 def smoke(home: Path) -> int:
     """Every kind of mail once; returns how many answers were checked."""
-    import engine
+    import pbem_engine
 
     sandbox = Sandbox(home)
     checked = 0
@@ -126,7 +126,7 @@ def smoke(home: Path) -> int:
         steps: list[tuple[str, tuple[str, ...], bool, str]] = [
             (ALICE, ("help",), False, "How to play by email"),
             (ALICE, ("help challenge",), True, "challenge"),
-            *((ALICE, (f"rules {name}",), True, "Rules of") for name in engine.names()),
+            *((ALICE, (f"rules {name}",), True, "Rules of") for name in pbem_engine.names()),
             (ALICE, ("challenge ataxx bob@example.org colour=x",), True, "Challenge #1"),
             (BOB, ("accept 1",), True, "game on"),
             (ALICE, ("f2",), True, "you played f2"),

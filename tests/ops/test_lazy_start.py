@@ -1,7 +1,7 @@
 """Issue 12, start-up: help and the admin group load no database, template or mail layer.
 
 `pbem admin` imports a command's module only when it runs; its `--help` lists the commands
-from a table in `pbem.admin_cli`, checked here against the commands themselves.
+from a table in `pbem.cli.admin.group`, checked here against the commands themselves.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 from tests.ops.test_startup import _child_cpu
 
 HEAVY = ("sqlalchemy", "sqlmodel", "alembic", "pydantic", "jinja2", "aiosmtplib", "aiosmtpd", "imap_tools",
-         "engine", "pbem.models", "pbem.db", "pbem.config")
+         "engine", "pbem.core.models", "pbem.core.db", "pbem.core.config")
 HELPS = [["--help"], ["admin", "--help"], ["admin", "status", "--help"]]
 
 
@@ -33,7 +33,7 @@ def _python(code: str) -> str:
 def test_help_loads_no_heavy_module(args: list[str]) -> None:
     loaded = _python(
         "import sys, json\n"
-        "from pbem.cli import main\n"
+        "from pbem.cli.main import main\n"
         f"try:\n    main({args!r})\nexcept SystemExit:\n    pass\n"
         f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))"
     ).splitlines()[-1]
@@ -43,7 +43,7 @@ def test_help_loads_no_heavy_module(args: list[str]) -> None:
 @pytest.mark.parametrize("args", HELPS[1:], ids=" ".join)
 def test_admin_help_is_cheap(args: list[str]) -> None:
     """`pbem admin --help` and `pbem admin status --help` under 0.5 s of CPU (best of three)."""
-    cpu = min(_child_cpu([sys.executable, "-m", "pbem.cli", *args]) for _ in range(3))
+    cpu = min(_child_cpu([sys.executable, "-m", "pbem.cli.main", *args]) for _ in range(3))
     assert cpu < 0.5, f"pbem {' '.join(args)} took {cpu:.2f} s of CPU"
 
 
@@ -51,7 +51,7 @@ def test_the_admin_table_names_each_command_with_its_module_and_short_help() -> 
     """Each loader adds exactly the commands the table lists for it, with the help it repeats."""
     found = json.loads(_python(
         "import json\n"
-        "from pbem.admin_cli import COMMANDS, admin\n"
+        "from pbem.cli.admin.group import COMMANDS, admin\n"
         "out = []\n"
         "for load, listed in COMMANDS.items():\n"
         "    before = set(admin.commands)\n"
@@ -65,24 +65,24 @@ def test_the_admin_table_names_each_command_with_its_module_and_short_help() -> 
     for listed, added in pairs:
         assert listed == added
     listed_names = {name for listed, _ in pairs for name in listed}
-    assert set(every) - listed_names == {"migrate"}  # the one command of pbem.admin itself
+    assert set(every) - listed_names == {"migrate"}  # the one command of pbem.cli.admin.common itself
 
 
 def test_admin_help_lists_the_same_lines_lazily_as_with_every_module_loaded() -> None:
-    show = "from pbem.cli import main\ntry:\n    main(['admin', '--help'])\nexcept SystemExit:\n    pass\n"
+    show = "from pbem.cli.main import main\ntry:\n    main(['admin', '--help'])\nexcept SystemExit:\n    pass\n"
     lazy = _python(show)
-    eager = _python("from pbem.admin_cli import load_all\nload_all()\n" + show)
+    eager = _python("from pbem.cli.admin.group import load_all\nload_all()\n" + show)
     assert lazy == eager
     assert "status  " in lazy and "quarantine  " in lazy
 
 
 def test_each_command_s_first_sentence_ends_where_every_click_version_ends_it() -> None:
     """No period inside a command's first sentence ("e.g. after"): click up to 8.4 ends the short
-    help there, click 8.5 reads on, and the table of pbem.admin_cli can hold only one of the two."""
+    help there, click 8.5 reads on, and the table of pbem.cli.admin.group can hold only one of the two."""
     import click
 
-    from pbem.admin_cli import load_all
-    from pbem.cli import main
+    from pbem.cli.admin.group import load_all
+    from pbem.cli.main import main
 
     load_all()
     found = []

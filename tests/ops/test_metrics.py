@@ -21,7 +21,7 @@ import pytest
 from click.testing import CliRunner
 from prometheus_client.parser import text_string_to_metric_families
 
-from pbem.cli import main
+from pbem.cli.main import main
 
 DEADLINE = 40.0 * float(os.environ.get("PBEM_TEST_TIME_SCALE", "3"))
 ALICE = "alice@example.org"
@@ -67,7 +67,7 @@ class Daemon:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         env.pop("PBEM_CONFIG", None)
         with open(self.log, "wb") as log:
-            self.proc = subprocess.Popen([sys.executable, "-m", "pbem.cli", "-c", str(self.config), "serve"],
+            self.proc = subprocess.Popen([sys.executable, "-m", "pbem.cli.main", "-c", str(self.config), "serve"],
                                          stdout=subprocess.DEVNULL, stderr=log, stdin=subprocess.DEVNULL, env=env)
         self.wait_for("pbem serving")
 
@@ -172,7 +172,7 @@ def test_a_taken_metrics_port_stops_serve_with_one_message(tmp_path: Path) -> No
                           encoding="utf-8")
         env = {**os.environ}
         env.pop("PBEM_CONFIG", None)
-        done = subprocess.run([sys.executable, "-m", "pbem.cli", "-c", str(config), "serve"], capture_output=True,
+        done = subprocess.run([sys.executable, "-m", "pbem.cli.main", "-c", str(config), "serve"], capture_output=True,
                               text=True, stdin=subprocess.DEVNULL, env=env, timeout=DEADLINE)
     assert done.returncode == 1, done.stderr
     assert f"127.0.0.1:{port} is taken (metrics_port)" in done.stderr and "Traceback" not in done.stderr

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem.templates import PACKAGE, TEMPLATES, Templates, packaged
+from pbem.text.templates import PACKAGE, TEMPLATES, Templates, packaged
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -58,9 +58,9 @@ def test_templates_dir_overrides_the_packaged_templates(tmp_path: Path) -> None:
 
 
 def test_the_service_renders_from_the_templates_dir_setting(tmp_path: Path) -> None:
-    from pbem.config import Settings
-    from pbem.db import make_engine
-    from pbem.service import Service
+    from pbem.core.config import Settings
+    from pbem.core.db import make_engine
+    from pbem.runners.inbound import Service
 
     shutil.copytree(ROOT / "templates", tmp_path / "mine")
     settings = Settings(home=tmp_path, templates_dir=tmp_path / "mine")

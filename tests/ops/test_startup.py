@@ -23,7 +23,7 @@ DEADLINE = 40.0 * float(os.environ.get("PBEM_TEST_TIME_SCALE", "3"))  # the suit
 CLOCK_TICK = os.sysconf("SC_CLK_TCK")
 
 
-ENTRY = ["-m", "pbem.cli"]
+ENTRY = ["-m", "pbem.cli.main"]
 
 
 def _free_port() -> int:
@@ -145,8 +145,8 @@ def _catches(pid: int, sig: signal.Signals) -> bool:
     return False
 
 
-# The two ways `pbem serve` is started: `python -m pbem.cli` and the `pbem` console script.
-ENTRIES = {"module": ["-m", "pbem.cli"], "script": ["-c", "import sys; from pbem.cli import run; run()"]}
+# The two ways `pbem serve` is started: `python -m pbem.cli.main` and the `pbem` console script.
+ENTRIES = {"module": ["-m", "pbem.cli.main"], "script": ["-c", "import sys; from pbem.cli.main import run; run()"]}
 
 
 @pytest.mark.slow
@@ -171,7 +171,7 @@ def test_serve_stops_with_exit_0_when_signalled_the_moment_it_can_catch_a_signal
 
 
 def test_only_serve_installs_the_guard_early() -> None:
-    from pbem.startguard import command_of
+    from pbem.core.startguard import command_of
 
     assert command_of(["serve"]) == command_of(["-c", "serve", "serve"]) == command_of(["-v", "serve"]) == "serve"
     assert command_of(["--config", "x.toml", "-v", "sandbox", "send", "serve"]) == "sandbox"
@@ -196,7 +196,7 @@ def _signal_self(sig: signal.Signals) -> None:
 @pytest.mark.usefixtures("signals_restored")
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_start_up_signal_is_noted_and_raised_at_the_next_check(sig: signal.Signals) -> None:
-    from pbem.startguard import Stopped, stop_signals
+    from pbem.core.startguard import Stopped, stop_signals
 
     check = stop_signals()
     check()  # nothing yet
@@ -216,7 +216,7 @@ class _SignalledWhileCollected:
 
 @pytest.mark.usefixtures("signals_restored")
 def test_a_signal_inside_a_destructor_is_not_lost() -> None:
-    from pbem.startguard import Stopped, stop_signals
+    from pbem.core.startguard import Stopped, stop_signals
 
     check = stop_signals()
     unraisable: list[object] = []
@@ -234,7 +234,7 @@ def test_a_signal_inside_a_destructor_is_not_lost() -> None:
 def test_a_signal_noted_before_the_event_loop_took_over_is_sent_again_to_the_loop() -> None:
     import asyncio
 
-    from pbem.startguard import stop_signals
+    from pbem.core.startguard import stop_signals
 
     stop_signals()
     _signal_self(signal.SIGTERM)  # e.g. while the daemon is built inside the loop
@@ -258,15 +258,15 @@ def _child_cpu(args: list[str]) -> float:
 
 def test_help_is_cheap() -> None:
     """`pbem --help` under 0.3 s of CPU (the best of three, the machine may be busy)."""
-    cpu = min(_child_cpu([sys.executable, "-m", "pbem.cli", "--help"]) for _ in range(3))
+    cpu = min(_child_cpu([sys.executable, "-m", "pbem.cli.main", "--help"]) for _ in range(3))
     assert cpu < 0.3, f"pbem --help took {cpu:.2f} s of CPU"
 
 
 def test_the_cli_module_imports_no_database_templates_or_settings_layer() -> None:
     probe = (
-        "import sys, pbem.cli; from pbem.cli import main;"
+        "import sys, pbem.cli.main; from pbem.cli.main import main;"
         "print(' '.join(m for m in ('sqlalchemy', 'sqlmodel', 'pydantic', 'jinja2', 'alembic', 'engine',"
-        " 'pbem.admin', 'pbem.daemon', 'aiosmtpd', 'imap_tools') if m in sys.modules))"
+        " 'pbem.cli.admin.common', 'pbem.runners.daemon', 'aiosmtpd', 'imap_tools') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == ""
@@ -275,7 +275,7 @@ def test_the_cli_module_imports_no_database_templates_or_settings_layer() -> Non
 def test_lazy_commands_list_the_help_their_module_gives() -> None:
     import click
 
-    from pbem.cli import main
+    from pbem.cli.main import main
 
     assert main.lazy
     for name, (load, short) in main.lazy.items():
@@ -287,7 +287,7 @@ def test_lazy_commands_list_the_help_their_module_gives() -> None:
 def test_every_command_of_pbem_help_is_in_the_readme() -> None:
     import click
 
-    from pbem.cli import main
+    from pbem.cli.main import main
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     for name in main.list_commands(click.Context(main)):

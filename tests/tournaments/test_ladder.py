@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbem.ladder import Ladder
+from pbem.tournaments.places import Ladder
 
 LADDER = Ladder((10, 20, 30, 40, 50, 60), reach=2)
 

@@ -7,7 +7,7 @@ from itertools import combinations, groupby
 
 import pytest
 
-from pbem.pairing import Pairing, round_robin
+from pbem.tournaments.pairing import Pairing, round_robin
 
 
 def _colours(rounds: list[list[Pairing]]) -> dict[int, list[int]]:

@@ -9,8 +9,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbem.pairing import Pairing, round_robin
-from pbem.standings import (
+from pbem.tournaments.pairing import Pairing, round_robin
+from pbem.tournaments.standings import (
     ROUND_ROBIN,
     SWISS,
     Mark,

@@ -16,8 +16,8 @@ from itertools import groupby
 
 import pytest
 
-from pbem.pairing import NoPairing, Pairing, swiss_round
-from pbem.standings import SWISS, Result, table
+from pbem.tournaments.pairing import NoPairing, Pairing, swiss_round
+from pbem.tournaments.standings import SWISS, Result, table
 
 ROUNDS = 5
 

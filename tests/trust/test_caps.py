@@ -8,15 +8,16 @@ from dataclasses import replace
 import pytest
 from sqlmodel import Session, func, select
 
-from engine.phrases import nphrase, phrase
-from pbem import players, trust
-from pbem.db import transaction
-from pbem.i18n import LANGUAGES, speaker
-from pbem.models import Challenge, Game, Player, Remark, TournamentGame
-from pbem.wallclock import now
+from pbem_engine.common.phrases import nphrase, phrase
+from pbem.games import players
+from pbem.trust import proof as trust
+from pbem.core.db import transaction
+from pbem.text.i18n import LANGUAGES, speaker
+from pbem.core.models import Challenge, Game, Player, Remark, TournamentGame
+from pbem.core.wallclock import now
 from tests.languages import english_left
-from tests.service.mailer import compose, reply_to, text
-from tests.service.players import ALICE, BOB, start_game
+from tests.mailer import compose, reply_to, text
+from tests.players import ALICE, BOB, start_game
 
 VICTIM, CAROL = "victim@example.net", "carol@example.org"
 
@@ -229,8 +230,8 @@ def test_takebacks_asked_in_one_game_are_capped_per_day(server, language: str) -
 
 @pytest.mark.parametrize("language", list(LANGUAGES))
 def test_ladder_challenge_and_resign_pairs_start_one_game_a_day(server, language: str) -> None:
-    from pbem import tournaments as T
-    from tests.service.test_ladders import PLAYERS, _challenge_game, _ladder
+    from pbem.tournaments import tournament as T
+    from tests.tournaments.test_ladders import PLAYERS, _challenge_game, _ladder
 
     tid = _ladder(server)
     ann, ben = PLAYERS[0], PLAYERS[1]
@@ -254,7 +255,7 @@ def test_ladder_challenge_and_resign_pairs_start_one_game_a_day(server, language
 
 
 def test_the_stop_address_reads_back_and_no_other() -> None:
-    from pbem.mail import notation
+    from pbem.mail.message import notation
 
     assert notation.parse_stop_address("pbem+stop-12.0123456789abcdef@games.test", "pbem", "games.test") == \
         "12.0123456789abcdef"

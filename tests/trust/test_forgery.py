@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, func, select
 
-from pbem.models import (
+from pbem.core.models import (
     Bounce,
     Challenge,
     Game,
@@ -25,7 +25,7 @@ from pbem.models import (
     Vacation,
     Watcher,
 )
-from tests.service.mailer import GAME, compose, replayed, reply_to, text
+from tests.mailer import GAME, compose, replayed, reply_to, text
 
 ALICE, BOB, CAROL, EVE = "alice@example.org", "bob@example.org", "carol@example.org", "eve@example.org"
 

@@ -21,14 +21,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlmodel import Session, func, select
 
-import engine
-from pbem.commands import reader
-from pbem.config import Settings
-from pbem.db import make_engine, migrate
-from pbem.mail.inbound import parse_message
-from pbem.models import Game, InboundMessage, Move, Outbox
-from pbem.service import Service
-from tests.service.mailer import GAME
+import pbem_engine
+from pbem.commands.lines import reader
+from pbem.core.config import Settings
+from pbem.core.db import make_engine, migrate
+from pbem.mail.message.inbound import parse_message
+from pbem.core.models import Game, InboundMessage, Move, Outbox
+from pbem.runners.inbound import Service
+from tests.mailer import GAME
 
 BATCH = 10  # inputs per hypothesis example
 PARSER_INPUTS = int(os.environ.get("PBEM_FUZZ_PARSER", "4000"))
@@ -102,7 +102,7 @@ def test_the_command_reader_never_raises(subjects: list[str], bodies: list[str])
         assert all(isinstance(line, str) for line in ignored)
 
 
-def _positions(rules: engine.Rules) -> list:
+def _positions(rules: pbem_engine.Rules) -> list:
     """The start and a position a few moves in, so that parsing meets pieces on the board."""
     pos, picks = rules.start(), iter(range(10**6))
     for _ in range(6):
@@ -113,9 +113,9 @@ def _positions(rules: engine.Rules) -> list:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", engine.names())
+@pytest.mark.parametrize("name", pbem_engine.names())
 def test_every_games_move_parser_only_raises_illegal_move(name: str) -> None:
-    rules = engine.create(name)
+    rules = pbem_engine.create(name)
     positions = _positions(rules)
 
     @settings(FAST, max_examples=MOVE_INPUTS // BATCH // len(positions))
@@ -126,7 +126,7 @@ def test_every_games_move_parser_only_raises_illegal_move(name: str) -> None:
             for move_text in move_texts:
                 try:
                     move = rules.parse(pos, move_text)
-                except engine.MoveError as exc:
+                except pbem_engine.MoveError as exc:
                     assert str(exc)  # a message the player can act on
                 else:
                     rules.apply(pos, move)

@@ -9,9 +9,9 @@ from dataclasses import replace
 
 from sqlmodel import Session, select
 
-from pbem import outbox, quarantine
-from pbem.models import Outbox, Quarantine
-from tests.service.mailer import compose
+from pbem.runners import outbox, quarantine
+from pbem.core.models import Outbox, Quarantine
+from tests.mailer import compose
 
 
 def _together(*jobs) -> list[BaseException]:  # noqa: ANN002

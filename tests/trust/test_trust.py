@@ -8,12 +8,13 @@ import pytest
 from click.testing import CliRunner
 from sqlmodel import Session, select
 
-from pbem import quarantine
-from pbem.cli import main
-from pbem.commands import held, reader
-from pbem.daemon import Daemon
-from pbem.models import Bounce, Game, InboundMessage, Move, Outbox, Quarantine
-from tests.service.mailer import GAME, compose, parse, reply_to, text
+from pbem.runners import quarantine
+from pbem.cli.main import main
+from pbem.commands.player import held
+from pbem.commands.lines import reader
+from pbem.runners.daemon import Daemon
+from pbem.core.models import Bounce, Game, InboundMessage, Move, Outbox, Quarantine
+from tests.mailer import GAME, compose, parse, reply_to, text
 
 ALICE, BOB, EVE = "alice@example.org", "bob@example.org", "eve@example.org"
 
@@ -218,7 +219,7 @@ def test_a_message_that_keeps_failing_is_quarantined_and_can_be_retried(server, 
 
 
 def test_a_retry_that_fails_again_keeps_the_message_quarantined(server, tmp_path, monkeypatch) -> None:
-    from pbem.service import Service
+    from pbem.runners.inbound import Service
 
     raw = compose(ALICE, "help")
     for _ in range(quarantine.MAX_TRIES):  # as the daemon counts a message that keeps raising

@@ -1,0 +1,173 @@
+"""The player's language: chosen with `language`, or found in a new player's first mail."""
+
+from __future__ import annotations
+
+from datetime import UTC
+from functools import cache
+
+from babel import Locale
+from sqlmodel import select
+
+from pbem_engine.common.phrases import phrase
+from pbem.commands.player import held
+from pbem.commands.lines import words
+from pbem.commands.lines.base import Call, Command, Context, register
+from pbem.commands.lines.reader import Reading
+from pbem.core.errors import CommandError
+from pbem.text.i18n import DEFAULT, LANGUAGES, N_
+from pbem.mail.message import language as detection
+from pbem.core.models import InboundMessage
+
+#: extra names players use for a language, beside its code and its names in our languages
+_OTHER_NAMES = {
+    "en": ("eng",),
+    "it": ("ita",),
+    "ru": ("russkij", "russkiy", "rus"),
+    "uk": ("ukr",),
+    "ko": ("kor", "조선어", "韩文", "韓國語", "한글"),
+    "zh": ("chinese", "汉语", "漢語", "普通话", "简体中文", "简体", "中国语", "中國語", "zho", "chi"),
+}
+
+
+@cache
+def _names() -> dict[str, str]:
+    """Every name of each of our languages (folded) -> its code: the code, the language's own
+    name, and its name in each of our languages (Babel's), `russian`, `русский`, `러시아어`..."""
+    names: dict[str, str] = {}
+    for code in LANGUAGES:
+        spoken = [code, LANGUAGES[code], *_OTHER_NAMES.get(code, ())]
+        for other in LANGUAGES:
+            spoken.append(Locale.parse(other).languages.get(code, ""))
+        for name in spoken:
+            if name:
+                names.setdefault(words.fold(name), code)
+    return names
+
+
+def language_code(text: str) -> str | None:
+    """The code of the language a player named (`it`, `Italiano`, `russian`, `中文`, `zh-CN`), or None."""
+    key = words.fold(" ".join(text.split())).strip(" .,:;!\"'")
+    if not key:
+        return None
+    names = _names()
+    if key in names:
+        return names[key]
+    tag = key.replace("_", "-").split("-")[0]
+    return tag if tag in LANGUAGES else None
+
+
+def _choices() -> list[dict[str, str]]:
+    return [{"code": code, "name": name} for code, name in LANGUAGES.items()]
+
+
+@register
+class LanguageCommand(Command):
+    """Choose the language of my mails to you; "language" alone shows the one I use and the others.
+
+    Write: language it
+       or: language русский
+    """
+
+    name = "language"
+    aliases = ("lang",)
+    # TRANSLATORS: the capital words are placeholders; the command's own words stay as they are
+    syntax = N_("language CODE")
+    summary = N_("the language of my mails to you (en it ru uk ko zh)")
+    max_args = 2
+
+    requires_proof = True  # a setting of the sender's own, as name, format and timezone are
+    needs_current_records = True
+
+    def run(self, ctx: Context, call: Call) -> None:
+        old = ctx.player.language
+        if not call.args:
+            ctx.reply("language.txt", old=old, new=old, changed=False, chosen=LANGUAGES.get(old, old),
+                      before=LANGUAGES.get(old, old), languages=_choices())
+            return
+        code = language_code(" ".join(call.args)) or language_code(call.args[0])
+        if code is None:
+            raise CommandError(
+                phrase('I do not write in "{given}". I write in: {languages}.',
+                       given=" ".join(call.args)[:40], languages=list(LANGUAGES)),
+                phrase("Write e.g. {example}.", example="language it"),
+                code="language.unknown",
+                params={"given": " ".join(call.args)[:40], "languages": list(LANGUAGES)},
+            )
+        ctx.player.language = code
+        ctx.session.add(ctx.player)
+        ctx.reply("language.txt", old=old, new=code, changed=old != code, chosen=LANGUAGES[code],
+                  before=LANGUAGES.get(old, old), languages=_choices())
+
+
+def _from_words(reading: Reading) -> tuple[str | None, set[str] | None]:
+    """What the command words of a mail say: a language (only one has them all), "en" (an
+    English command word), or the languages still possible (words two languages share)."""
+    possible: set[str] | None = None
+    for line in reading.lines:
+        if line.command is None:
+            continue  # a bare move says nothing
+        word = line.words[0]
+        found = words.languages_of(word)
+        if not found:
+            return DEFAULT, None  # the command's English name (or an alias all languages use)
+        possible = found if possible is None else possible & found
+        if not possible:
+            return None, None  # words of different languages: the words do not decide
+    if possible is not None and len(possible) == 1:
+        return next(iter(possible)), None
+    return None, possible
+
+
+def _first_mail(ctx: Context) -> bool:
+    """Whether this is the first mail the player has sent us (they may have been registered
+    by another player's challenge, and have only received our mails so far)."""
+    player = ctx.player
+    if player.language != DEFAULT:
+        return False  # a choice of theirs (or a language found before)
+    proven = player.proven_at
+    if proven is not None:
+        proven = proven if proven.tzinfo is not None else proven.replace(tzinfo=UTC)
+        if proven < ctx.inbound.received_at:
+            return False  # an earlier mail of theirs proved their address: no query for a player at play
+    earlier = ctx.session.exec(
+        select(InboundMessage.id).where(InboundMessage.sender == player.address).limit(1)
+    ).first()
+    return earlier is None
+
+
+def detect(ctx: Context, reading: Reading) -> str | None:
+    """A new player's language, from their first mail; None keeps the default (English)."""
+    if not _first_mail(ctx):
+        return None
+    if any(line.command is not None and line.command.name == "language" for line in reading.lines):
+        return None  # they say which they want
+    code, possible = _from_words(reading)
+    if code is not None:
+        return code
+    among = possible or LANGUAGES.keys()
+    header = ctx.envelope.header("Content-Language")
+    return detection.detect(ctx.envelope.text, header, among)
+
+
+def settle(ctx: Context, reading: Reading) -> None:
+    """Answer a new player's first mail in the language it is written in, and tell them (in
+    that language) which one I chose and how to change it. The language is stored as theirs
+    only from a mail with proof of receipt: a forger who writes in Russian From a stranger's
+    address must not choose the stranger's language. An unproven first mail is answered in
+    its language, and its held commands keep it (`pbem.commands.player.held`): confirming them
+    stores it. A known player's language changes only by `language`."""
+    code = detect(ctx, reading)
+    if code is None or code == DEFAULT or code not in LANGUAGES:
+        return
+    if ctx.evidence.proof is None:
+        ctx.language = code  # this answer only
+        row = ctx.session.info.pop(held.HELD, None)
+        if row is not None and row.player_id == ctx.player.id:
+            row.language = code  # stored as theirs if they confirm the mail
+            ctx.session.add(row)
+    else:
+        ctx.player.language = code
+        ctx.session.add(ctx.player)
+    if not any(letter.reply for letter in ctx.letters):
+        ctx.reply("nothing.txt")  # what the mail would have had: the section comes below it
+    ctx.reply("language_chosen.txt", code=code, chosen=LANGUAGES[code])

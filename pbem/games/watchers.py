@@ -1,0 +1,44 @@
+"""Observers: players who follow a game they do not play and get each of its new boards."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import bindparam
+from sqlmodel import Session, select
+
+from pbem.core.models import Game, Player, Watcher
+
+
+def watchers(session: Session, game: Game) -> list[Player]:
+    """Who watches `game` (banned players are left out)."""
+    rows = session.exec(_WATCHERS, params={"game": game.id}).all()
+    return [p for p in rows if not p.banned]
+
+
+_WATCHERS = (  # built once: every game that ends asks
+    select(Player).join(Watcher, Watcher.player_id == Player.id).where(Watcher.game_id == bindparam("game"))
+)
+
+
+def watch(session: Session, game: Game, player: Player, now: datetime) -> bool:
+    """Start watching; False if `player` already watches."""
+    if _row(session, game, player) is not None:
+        return False
+    session.add(Watcher(game_id=game.id, player_id=player.id, created_at=now))
+    return True
+
+
+def unwatch(session: Session, game: Game, player: Player) -> bool:
+    """Stop watching; False if `player` was not watching."""
+    row = _row(session, game, player)
+    if row is None:
+        return False
+    session.delete(row)
+    return True
+
+
+def _row(session: Session, game: Game, player: Player) -> Watcher | None:
+    return session.exec(
+        select(Watcher).where(Watcher.game_id == game.id, Watcher.player_id == player.id)
+    ).first()

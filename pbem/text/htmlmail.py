@@ -1,0 +1,190 @@
+"""The HTML part of a mail: the text part's own words, with the boards drawn as tables.
+
+Nothing is worded twice, and nothing is rendered twice: each section's sketch
+(`pbem.text.templates.Sketch`), the one rendering that also gives the text part, is taken
+unwrapped, with its marks: every game's board a mark line, every example move and every
+example command (`keep` in a template) between marks. That text is cut into blocks
+(paragraphs, indented lines, the separator, the footer), the mark line becomes the game's
+board (`pbem.text.boards.grid`, drawn by `templates/html/_board.html`), and example moves and the
+commands the templates marked become `<code>`: no English word tells where a command is, so
+any language works. The frame (`_mail.txt`) is sketched once too, with a mark per section,
+so its words are the text part's. `templates/html/_mail.html` lays the blocks out; Jinja2
+escapes every word (autoescape), and css-inline moves the stylesheet into style attributes,
+keeping the `@media (prefers-color-scheme: dark)` rules in the head for the clients that
+read it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import css_inline
+from markupsafe import Markup
+
+from pbem.text import boards
+from pbem.text.i18n import DEFAULT, known
+from pbem.text.templates import CODE_CLOSE, CODE_OPEN, MARK_LINE, MARKS, MOVE_CLOSE, MOVE_OPEN, Sketch, Templates
+
+# (pbem.text.templates keeps U+E000 and U+E001 for the example commands it never breaks)
+_INLINER = css_inline.CSSInliner(keep_at_rules=True, minify_css=True, load_remote_stylesheets=False)
+#: the quotation marks around a command, opening -> closing: they go, the command is `<code>`
+QUOTES = {'"': '"', "\u201c": "\u201d", "\u201e": "\u201c", "\u00ab": "\u00bb", "\u300c": "\u300d", "\u300e": "\u300f"}
+_CODE = re.compile(
+    f"(?P<open>[{re.escape(''.join(QUOTES))}]?)"  # a quote before a command, dropped with its pair
+    f"{CODE_OPEN}(?P<code>[^{CODE_CLOSE}]*){CODE_CLOSE}"  # an example command (`keep`)
+    f"(?P<close>[{re.escape(''.join(sorted(set(QUOTES.values()))))}]?)"
+    f"|{MOVE_OPEN}(?P<move>[^{MOVE_CLOSE}]*){MOVE_CLOSE}"  # an example move
+    # what a mail quotes of the player's own words ("I could not do "move z9""), in plain
+    # quotes as a template writes a field: not a guess at a command from the words around it
+    f'|"(?P<quoted>[^"\\s{MARKS}][^"{MARKS}]{{0,58}})"'
+)
+_SPACES = re.compile(r"\s{2,}")  # the text part's gaps around examples: one space in HTML
+_DRAWN: dict[tuple[int, str], tuple[dict[str, Any], str, Markup]] = {}  # (id(grid), language) -> (grid, kind, table)
+_DRAWN_MAX = 64
+#: the `lang` of the page, where the code alone says too little
+HTML_LANG = {"zh": "zh-Hans"}
+
+
+#: an example command that is one example move and nothing else (`keep(game.examples[0])`):
+#: shown as the move, its quotes kept
+_KEPT_MOVE = re.compile(f"{CODE_OPEN}({MOVE_OPEN}[^{MOVE_OPEN}{CODE_CLOSE}]*{MOVE_CLOSE}){CODE_CLOSE}")
+
+
+def _drawn(templates: Templates, game: dict[str, Any], language: str = DEFAULT) -> Markup:
+    """The board of a game view as HTML, drawn once per grid and language: the views of one
+    version of a game share their grid (`pbem.letters.views`), so the mover's mail and the
+    opponent's draw it once. The entry keeps the grid itself, so its id is not reused while
+    cached."""
+    grid, kind = boards.grid_for(game, language), game.get("kind")  # its legend in the language
+    found = _DRAWN.get((id(grid), language))
+    if found is not None and found[0] is grid and found[1] == kind:
+        return found[2]
+    html = templates.html_environment(language).get_template("_board.html").module.board({**game, "grid": grid})
+    if len(_DRAWN) >= _DRAWN_MAX:
+        _DRAWN.clear()
+    _DRAWN[(id(grid), language)] = (grid, kind, html)
+    return html
+
+
+def _unmarked(text: str) -> str:
+    return re.sub(f"[{MARKS}]", "", text)
+
+
+def tokens(line: str) -> list[tuple[str, str]]:
+    """A line of prose as (text, kind) pieces: kind "" for words, "move" for an example move
+    (shown boldly: a legal move one can copy), "code" for a command the template marked with
+    `keep` (its quotes left out) or the player's own words in plain quotes."""
+    pieces: list[tuple[str, str]] = []
+    at = 0
+    for found in _CODE.finditer(line):
+        before = line[at : found.start()]
+        if found["code"] is not None:
+            opened, closed = found["open"], found["close"]
+            paired = bool(opened) and QUOTES[opened] == closed
+            pieces.append((before + ("" if paired else opened), ""))
+            code = found["code"]
+            pieces.append((_unmarked(code), "move" if MOVE_OPEN in code else "code"))
+            if not paired and closed:
+                pieces.append((closed, ""))
+        elif found["move"] is not None:
+            pieces.append((before, ""))
+            pieces.append((found["move"], "move"))
+        else:
+            pieces.append((before, ""))
+            pieces.append((found["quoted"], "code"))
+        at = found.end()
+    pieces.append((line[at:], ""))
+    joined: list[tuple[str, str]] = []
+    for text, kind in pieces:
+        if not kind:
+            text = _SPACES.sub(" ", _unmarked(text))
+        if not text:
+            continue
+        if joined and not kind and not joined[-1][1]:
+            joined[-1] = (joined[-1][0] + text, "")
+        else:
+            joined.append((text, kind))
+    return joined
+
+
+def blocks(text: str, boards: Sequence[dict[str, Any]], sections: Sequence[list] = ()) -> list[dict[str, Any]]:
+    """The text cut into blocks for `_mail.html`: `p` (lines of tokens), `pre` (indented
+    lines, kept as they are), `quote` (lines quoted with ">", a player's relayed words), `rule` (the separator of sections), `board`, `section`, `footer`."""
+    out: list[dict[str, Any]] = []
+    footer = False
+
+    def add(kind: str, line: Any) -> None:
+        if out and out[-1]["kind"] == kind and kind in ("p", "pre", "quote", "footer"):
+            out[-1]["lines"].append(line)
+        else:
+            out.append({"kind": kind, "lines": [line]})
+
+    for line in text.splitlines():
+        marker = MARK_LINE.match(line.strip())
+        if marker:
+            n = int(marker[2])
+            if marker[1] == "board":
+                out.append({"kind": "board", "game": boards[n]})
+            else:
+                out.append({"kind": "section", "blocks": sections[n]})
+        elif line.rstrip() == "--":
+            footer = True
+        elif footer:
+            add("footer", tokens(line))
+        elif not line.strip():
+            out.append({"kind": "gap"})
+        elif line.strip() == "* * *":
+            out.append({"kind": "rule"})
+        elif line.startswith(">"):  # a player's own words, relayed: a quotation, never code
+            add("quote", _unmarked(line[1:].removeprefix(" ")))
+        elif line.startswith("  "):
+            add("pre", _unmarked(line))  # kept as it is, without the marks of its examples
+        else:
+            add("p", tokens(line))
+    return [b for b in out if b["kind"] != "gap"]
+
+
+def render(
+    templates: Templates,
+    sections: Sequence[tuple[str, dict[str, Any]]],
+    frame: dict[str, Any],
+    subject: str,
+    *,
+    language: str = DEFAULT,
+) -> str:
+    """The HTML part of a mail of `sections` ((template, data) each) in the frame `_mail.txt`
+    (with `frame` as its data), titled `subject`, in `language` (`page`, sketching them here)."""
+    sketches = [templates.sketch(name, language, **data) for name, data in sections]
+    return page(templates, sketches, templates.frame(len(sketches), language, **frame), subject, language=language)
+
+
+def page(
+    templates: Templates,
+    sections: Sequence[Sketch],
+    frame: Sketch,
+    subject: str,
+    *,
+    language: str = DEFAULT,
+) -> str:
+    """The HTML part of a mail of the sketched `sections` in the sketched `frame` (which
+    marks where each goes), titled `subject`, in `language`: styles inlined, ready to send."""
+    language = known(language)
+    parts = [blocks(_html_marks(templates.unwrapped(sketch).body), sketch.boards) for sketch in sections]
+    framed = _html_marks(templates.unwrapped(frame).body)
+    for part in parts:
+        for block in part:
+            if block["kind"] == "board":
+                block["html"] = _drawn(templates, block["game"], language)
+    html = templates.html(
+        "_mail.html", language=language, blocks=blocks(framed, [], parts), subject=subject,
+        lang=HTML_LANG.get(language, language),
+    )
+    # ASCII, other letters as character references, so the part can travel as 7bit, unencoded
+    return _INLINER.inline(html).encode("ascii", "xmlcharrefreplace").decode("ascii")
+
+
+def _html_marks(text: str) -> str:
+    """A sketch's marks as the HTML part reads them: a kept example move is the move."""
+    return _KEPT_MOVE.sub(r"\1", text) if CODE_OPEN in text else text
