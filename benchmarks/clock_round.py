@@ -42,13 +42,14 @@ from sqlalchemy import event, insert, update  # noqa: E402
 from sqlmodel import Session  # noqa: E402
 
 import pbem_engine  # noqa: E402
-from pbem.games import clock  # noqa: E402
-from pbem.runners import digests, clock as timekeeper
-from pbem.games import timecontrol as tc  # noqa: E402
 from pbem.commands.lines.reader import guarded_templates  # noqa: E402
 from pbem.core.config import Settings  # noqa: E402
 from pbem.core.db import make_engine, migrate  # noqa: E402
 from pbem.core.models import Game, Player  # noqa: E402
+from pbem.games import clock  # noqa: E402
+from pbem.games import timecontrol as tc  # noqa: E402
+from pbem.runners import clock as timekeeper
+from pbem.runners import digests
 
 NOW = datetime.now(UTC)  # the round reads the real clock: the rows are made around it
 DAYS = 7

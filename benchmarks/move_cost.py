@@ -23,12 +23,12 @@ from sqlmodel import Session, select
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import pbem_engine as rules_engine  # noqa: E402
 import pbem.mail.message.inbound  # noqa: E402
+import pbem_engine as rules_engine  # noqa: E402
 from pbem.core.config import Settings  # noqa: E402
-from pbem.runners.daemon import Daemon  # noqa: E402
 from pbem.core.db import make_engine  # noqa: E402
 from pbem.core.models import Outbox  # noqa: E402
+from pbem.runners.daemon import Daemon  # noqa: E402
 from tests.mailer import GAME, compose, reply_to  # noqa: E402
 
 ALICE, BOB = "alice@example.org", "bob@example.org"

@@ -22,14 +22,14 @@ from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
 import pbem_engine
-from pbem.games import store as G
-from pbem.games import players
-from pbem.games.clock import now
 from pbem.core.db import transaction
 from pbem.core.models import Challenge, Outbox
+from pbem.games import players
+from pbem.games import store as G
+from pbem.games.clock import now
 from tests.integration.lines import move_address, script
-from tests.mailrig import MailRig
 from tests.mailer import compose
+from tests.mailrig import MailRig
 
 KIND = "ataxx"
 _CLK_TCK = os.sysconf("SC_CLK_TCK")

@@ -20,10 +20,10 @@ from sqlalchemy import Engine, insert, text
 
 import pbem_engine
 from benchmarks import service_common as C
-from pbem.games.clock import now
 from pbem.core.config import Settings
 from pbem.core.db import make_engine, migrate, transaction
 from pbem.core.models import Game, Move
+from pbem.games.clock import now
 from pbem.runners.inbound import Service
 from tests.databases import throwaway
 from tests.integration.lines import script

@@ -13,8 +13,8 @@ from collections.abc import Hashable, Iterator, Sequence
 from typing import Any
 
 from pbem_bots.search import Budget, Stats, search
-from pbem_engine.ataxx.game import PASS, Ataxx, Move, Position
 from pbem_engine.ataxx.board import JUMPS, NEIGHBOURS, _grow
+from pbem_engine.ataxx.game import PASS, Ataxx, Move, Position
 
 State = tuple[int, int, int, int]
 _MATERIAL = 16  # a piece is worth this much mobility

@@ -16,8 +16,8 @@ from typing import Any
 
 from pbem_bots.ladders import caught
 from pbem_bots.search import Budget, Stats, search
-from pbem_engine.go.game import CaptureGo
 from pbem_engine.go.board import _OK, EDGE, EMPTY, PASS, GoPosition, Move, _geometry, place, verdict
+from pbem_engine.go.game import CaptureGo
 
 _CAPTURE = 1000  # one captured stone
 _PASS = -1

@@ -12,8 +12,8 @@
 
 from pbem_engine.ataxx.game import Assimilation, Ataxx, Infection
 from pbem_engine.common.base import Effects, Option, Outcome, Rules, Termination
-from pbem_engine.go.game import CaptureGo
 from pbem_engine.common.errors import BadOption, EngineError, IllegalMove, InvalidMove, MoveError
+from pbem_engine.go.game import CaptureGo
 from pbem_engine.myriades.game import Infinito, Myriades
 from pbem_engine.registry import create, lookup, names, register
 

@@ -14,11 +14,11 @@ import re
 from functools import cache
 
 import pbem_engine
-from pbem_engine.ataxx.game import LAYOUTS
-from pbem.text import catalogs
-from pbem.games import timecontrol
 from pbem.commands.lines import base
+from pbem.games import timecontrol
+from pbem.text import catalogs
 from pbem.text.textwidth import width
+from pbem_engine.ataxx.game import LAYOUTS
 
 WORD = re.compile(r"[A-Za-z]{3,}")
 _TOKEN = re.compile(r"\[k:[^\]]*\]")

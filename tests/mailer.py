@@ -48,8 +48,8 @@ def proven(settings, engine, sender: str, body: str, game: int | None = None, **
     with `game`, the token of a mail that shows that game's board as it stands."""
     from sqlmodel import Session, select
 
-    from pbem.trust import proof as trust
     from pbem.core.models import Game, Player
+    from pbem.trust import proof as trust
 
     with Session(engine) as session:
         player = session.exec(select(Player).where(Player.address == sender.rpartition("<")[2].strip(">"))).one()

@@ -18,16 +18,16 @@ from pathlib import Path
 
 from sqlmodel import Session, select
 
-from pbem.games import players
 from pbem.core.config import Settings
 from pbem.core.db import make_engine
 from pbem.core.models import Outbox
-from pbem.runners.inbound import Service
 from pbem.core.wallclock import now
+from pbem.games import players
+from pbem.runners.inbound import Service
 from tests.databases import migrated
-from tests.server import Server
-from tests.mailer import GAME, compose, parse, reply_to
 from tests.letters.test_templates import ALICE, BOB, CAROL, SCRIPT, answered, numbered
+from tests.mailer import GAME, compose, parse, reply_to
+from tests.server import Server
 
 
 @contextmanager

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from sqlmodel import Session, select
 
-from pbem.trust import proof as trust
 from pbem.core.config import Settings
 from pbem.core.db import make_engine
 from pbem.core.models import Outbox, Player
 from pbem.runners.inbound import Service
+from pbem.trust import proof as trust
 from tests.databases import migrated, throwaway
 from tests.mailer import GAME, compose, parse, reply_to
 

@@ -24,6 +24,8 @@ from typing import Any
 from pbem_engine.common import squares
 from pbem_engine.common.base import Effects, Option, Outcome, Rules, Termination, int_option
 from pbem_engine.common.errors import EngineError, IllegalMove, InvalidMove
+from pbem_engine.common.grid import below, beside, fits_beside, ljust, render_grid, width
+from pbem_engine.common.phrases import Phrase, nphrase, phrase
 from pbem_engine.go.board import (
     _OCCUPIED,
     _OK,
@@ -44,8 +46,6 @@ from pbem_engine.go.board import (
     place,
     verdict,
 )
-from pbem_engine.common.grid import below, beside, fits_beside, ljust, render_grid, width
-from pbem_engine.common.phrases import Phrase, nphrase, phrase
 
 _STONE_CHARS = {EMPTY: ".", BLACK: "X", WHITE: "O"}
 _SIDE_NAMES = ("Black", "White")  # the engine's own English (tests, records); legends use phrases

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from pbem_engine.common.errors import IllegalMove
+from pbem_engine.common.phrases import Phrase, phrase
 from pbem_engine.myriades.notation import (
     NEUTRAL,
     WHITE,
@@ -18,7 +19,6 @@ from pbem_engine.myriades.notation import (
     square_name,
     stones,
 )
-from pbem_engine.common.phrases import Phrase, phrase
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

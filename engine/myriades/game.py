@@ -23,6 +23,7 @@ from pbem_engine.common import squares
 from pbem_engine.common.base import Effects, Option, Outcome, Rules, Termination, int_option
 from pbem_engine.common.errors import EngineError, IllegalMove, MoveError
 from pbem_engine.common.grid import render_grid, wrap
+from pbem_engine.common.phrases import Phrase, phrase
 from pbem_engine.myriades.checks import TurnChecks
 from pbem_engine.myriades.notation import (
     BLACK,
@@ -47,7 +48,6 @@ from pbem_engine.myriades.notation import (
     stones,
     supply_text,
 )
-from pbem_engine.common.phrases import Phrase, phrase
 
 __all__ = ["NEUTRAL", "Infinito", "Move", "Myriades", "Position", "square_name"]
 

@@ -195,8 +195,8 @@ def _latest(settings: Settings, address: str) -> email.message.EmailMessage | No
     import email
     import email.policy
 
-    from pbem.runners.daemon import sandbox_root
     from pbem.mail.transport.sandbox import read_mailbox
+    from pbem.runners.daemon import sandbox_root
 
     raw = read_mailbox(sandbox_root(settings), address)
     return email.message_from_bytes(raw[-1], policy=email.policy.default) if raw else None
@@ -233,8 +233,8 @@ def sandbox_send(
     from email.message import EmailMessage
     from email.utils import make_msgid
 
-    from pbem.runners.daemon import sandbox_root
     from pbem.mail.transport.sandbox import read_mailbox
+    from pbem.runners.daemon import sandbox_root
 
     settings = load_settings(ctx)
     _mailbox_or_fail(sender, "--from")
@@ -364,8 +364,8 @@ def _print_mail(raw: bytes) -> None:
 @click.pass_context
 def sandbox_inbox(ctx: click.Context, address: str, last: int, count: bool) -> None:
     """Show the newest mails the server sent to ADDRESS."""
-    from pbem.runners.daemon import sandbox_root
     from pbem.mail.transport.sandbox import read_mailbox
+    from pbem.runners.daemon import sandbox_root
 
     settings = load_settings(ctx)
     _mailbox_or_fail(address, "ADDRESS")

@@ -28,9 +28,9 @@ from pydantic import (
 from pydantic.dataclasses import dataclass
 
 from pbem.mail.message.headers import ascii_address
+from pbem.mail.message.signing import DEFAULT_HEADERS, DkimSigner, read_key
 from pbem.mail.transport.imap import ImapSettings
 from pbem.mail.transport.oauth import MICROSOFT_SCOPE, TOKEN_URLS, TokenSource
-from pbem.mail.message.signing import DEFAULT_HEADERS, DkimSigner, read_key
 from pbem.mail.transport.smtp import SmtpSettings
 
 

@@ -14,9 +14,9 @@ from sqlmodel import Session
 
 import pbem_bots
 import pbem_engine
-from pbem.games import players
 from pbem.core.config import Settings
 from pbem.core.models import Game, Player, Switch
+from pbem.games import players
 
 #: the domain of every bot's address: reserved, never delivered (RFC 2606)
 DOMAIN = "pbem_bots.invalid"

@@ -29,12 +29,12 @@ from sqlalchemy import bindparam, event
 from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session, or_, select
 
-from pbem_engine.common.phrases import Phrase, nphrase, phrase
-from pbem.games import timecontrol as tc
-from pbem.games.bots import is_bot, mark
 from pbem.core.errors import ClockError
 from pbem.core.models import Challenge, Game, Move, Player, Reminder, Tournament, Vacation
 from pbem.core.wallclock import now
+from pbem.games import timecontrol as tc
+from pbem.games.bots import is_bot, mark
+from pbem_engine.common.phrases import Phrase, nphrase, phrase
 
 MIN_DAYS, MAX_DAYS = 1, 30  # the time controls a challenge may choose (days=)
 DAY = timedelta(days=1)

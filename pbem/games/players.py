@@ -10,9 +10,9 @@ from typing import Any
 
 from sqlmodel import Session, select
 
-from pbem.text import lookalikes
 from pbem.core.config import Settings
 from pbem.core.models import Player
+from pbem.text import lookalikes
 
 NAME_MAX = 40
 _NAME_SIGNS = " -.'"

@@ -18,9 +18,9 @@ from sgfmill import sgf
 from sqlmodel import Session, func, select
 
 import pbem_engine
+from pbem.core.models import Game
 from pbem.games import clock, remarks
 from pbem.games import store as G
-from pbem.core.models import Game
 
 _TAG = re.compile(r'^\[(\w+)\s+"(.*)"\]$')
 _PLY = re.compile(r"^(\d+)\.\s+(\S.*)$")

@@ -19,9 +19,9 @@ from datetime import UTC, datetime, time
 from sqlalchemy import bindparam
 from sqlmodel import Session, func, select
 
-from pbem.text import lookalikes, textwidth
-from pbem.mail.message.reply import MARKERS
 from pbem.core.models import Game, Player, Remark
+from pbem.mail.message.reply import MARKERS
+from pbem.text import lookalikes, textwidth
 
 #: Unicode categories never relayed: controls, private use (our own mail markers), surrogates, unassigned
 _DROPPED = frozenset({"Cc", "Co", "Cs", "Cn"})

@@ -20,13 +20,13 @@ from sqlalchemy import bindparam
 from sqlmodel import Session, delete, or_, select
 
 import pbem_engine
-from pbem_engine.common.phrases import nphrase, phrase
-from pbem.games import clock as _clock
-from pbem.games import ratings
-from pbem.text import endings as words
 from pbem.core.db import keep
 from pbem.core.errors import CommandError, GameError, NotAMove
 from pbem.core.models import Challenge, Game, Move, Player, Reminder
+from pbem.games import clock as _clock
+from pbem.games import ratings
+from pbem.text import endings as words
+from pbem_engine.common.phrases import nphrase, phrase
 
 RESULTS = {0: "1-0", 1: "0-1", None: "1/2-1/2"}
 

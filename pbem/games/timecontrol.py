@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 
-from pbem_engine.common.phrases import Phrase, nphrase, phrase
 from pbem.core.errors import ClockError
+from pbem_engine.common.phrases import Phrase, nphrase, phrase
 
 DAY = 86400
 HOUR = 3600

@@ -18,14 +18,14 @@ from datetime import datetime
 
 from sqlmodel import Session, select
 
-from pbem.games import clock
-from pbem.letters import notify, post
-from pbem.games import store as G
 from pbem.core.config import Settings
+from pbem.core.models import Bounce, Outbox, Player
+from pbem.games import clock
+from pbem.games import store as G
+from pbem.letters import notify, post
 from pbem.mail.message import notation
 from pbem.mail.message.inbound import Envelope
 from pbem.mail.message.robots import BounceReport
-from pbem.core.models import Bounce, Outbox, Player
 from pbem.text.templates import Templates
 
 log = logging.getLogger(__name__)

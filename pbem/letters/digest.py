@@ -19,8 +19,8 @@ from typing import Any
 
 from sqlmodel import Session, and_, or_, select
 
-from pbem.games import clock
 from pbem.core.models import Game, Player, Remark
+from pbem.games import clock
 from pbem.letters.notify import Letter
 from pbem.letters.views import game_view
 

@@ -17,10 +17,10 @@ from typing import Any
 
 from sqlmodel import Session
 
-from pbem.games import store as G
 from pbem.core.models import Game, Player
-from pbem.letters.views import game_view
+from pbem.games import store as G
 from pbem.games.watchers import watchers
+from pbem.letters.views import game_view
 
 #: event -> role -> template. Roles: `actor` (who acted: a section of the reply to their mail),
 #: `opponent` (the actor's opponent), `players` (both), `mover` (the player on move), `watchers`.

@@ -16,17 +16,19 @@ from typing import Any
 from sqlalchemy import bindparam, func, insert
 from sqlmodel import Session, select
 
-from pbem.text import htmlmail
-from pbem.letters import notify, views as present
-from pbem.games import records
-from pbem.trust import tokens, proof as trust
-from pbem.games.bots import is_bot
 from pbem.core.config import Settings
-from pbem.mail.message import outbound
 from pbem.core.models import Game, Outbox, Player
-from pbem.letters.notify import Letter, digested
-from pbem.text.templates import Templates
 from pbem.core.wallclock import now
+from pbem.games import records
+from pbem.games.bots import is_bot
+from pbem.letters import notify
+from pbem.letters import views as present
+from pbem.letters.notify import Letter, digested
+from pbem.mail.message import outbound
+from pbem.text import htmlmail
+from pbem.text.templates import Templates
+from pbem.trust import proof as trust
+from pbem.trust import tokens
 
 #: the answer to `stop`: the last mail a player who stops gets
 STOPPED = "stopped.txt"

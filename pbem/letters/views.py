@@ -15,12 +15,12 @@ from typing import Any
 from sqlmodel import Session
 
 import pbem_engine
-from pbem_engine.common.phrases import Phrase
-from pbem.text import boards
+from pbem.core.models import Challenge, Game, Player
 from pbem.games import clock
 from pbem.games import store as G
+from pbem.text import boards
 from pbem.text.i18n import DEFAULT, N_, NP_, Speaker
-from pbem.core.models import Challenge, Game, Player
+from pbem_engine.common.phrases import Phrase
 
 #: the words of the views that come from the engine as names, marked for the catalogs:
 #: the games' titles, and the side names of the games with coloured sides (Ataxx's x and

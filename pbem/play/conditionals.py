@@ -19,13 +19,13 @@ from datetime import datetime
 from sqlmodel import Session, select
 
 import pbem_engine
-from pbem_engine.common.phrases import nphrase, phrase
-from pbem.games import store as G
-from pbem.letters import notify
 from pbem.core.errors import CommandError, GameError
 from pbem.core.models import Conditional, Game, Move, Player
+from pbem.games import store as G
+from pbem.letters import notify
 from pbem.letters.notify import Letter
 from pbem.letters.views import game_view
+from pbem_engine.common.phrases import nphrase, phrase
 
 #: the word between a move and its answer, in each language the players write
 THEN = frozenset({"then", "allora", "poi", "то", "тогда", "тоді", "그러면", "그럼", "就", "那么", "则"})

@@ -13,12 +13,12 @@ from datetime import datetime
 
 from sqlmodel import Session
 
-from pbem.games import clock, remarks
-from pbem.play import conditionals
-from pbem.letters import notify
-from pbem.games import store as G
 from pbem.core.models import Game, Move, Player
+from pbem.games import clock, remarks
+from pbem.games import store as G
+from pbem.letters import notify
 from pbem.letters.notify import Letter
+from pbem.play import conditionals
 
 
 def play(

@@ -22,12 +22,13 @@ from datetime import UTC, datetime
 from sqlmodel import Session, select
 
 from pbem.core import audit
-from pbem.games import bots as bots_players, clock
-from pbem.play import conditionals
-from pbem.letters import notify
-from pbem.games import store as G
 from pbem.core.models import Game, Move, Player
+from pbem.games import bots as bots_players
+from pbem.games import clock
+from pbem.games import store as G
+from pbem.letters import notify
 from pbem.letters.notify import Letter
+from pbem.play import conditionals
 
 
 def offer_draw(session: Session, game: Game, player: Player, at: datetime) -> list[Letter]:

@@ -28,18 +28,18 @@ from sqlalchemy import Engine, update
 from sqlmodel import Session, select
 
 import pbem_bots
-from pbem.games import bots as bots_players
-from pbem.core import faults
-from pbem.play import moves, offers
-from pbem.letters import post
-from pbem.games import store as G
 from pbem.commands.lines.reader import guarded_templates
+from pbem.core import faults
 from pbem.core.config import Settings
 from pbem.core.db import transaction
 from pbem.core.models import Game, Player
-from pbem.letters.notify import Letter
-from pbem.text.templates import Templates
 from pbem.core.wallclock import now
+from pbem.games import bots as bots_players
+from pbem.games import store as G
+from pbem.letters import post
+from pbem.letters.notify import Letter
+from pbem.play import moves, offers
+from pbem.text.templates import Templates
 
 log = logging.getLogger(__name__)
 

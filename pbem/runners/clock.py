@@ -27,16 +27,16 @@ from sqlalchemy import Engine, bindparam, update
 from sqlmodel import Session, or_, select
 from sqlmodel.sql.expression import SelectOfScalar
 
-from pbem.games import clock
-from pbem.letters import notify, post
-from pbem.tournaments import tournament as tournaments
-from pbem.games import store as G
 from pbem.commands.lines.reader import guarded_templates
 from pbem.core.config import Settings
 from pbem.core.db import transaction
 from pbem.core.models import Game, Move, Player, Reminder, TournamentGame, Vacation
-from pbem.text.templates import Templates
 from pbem.core.wallclock import now
+from pbem.games import clock
+from pbem.games import store as G
+from pbem.letters import notify, post
+from pbem.text.templates import Templates
+from pbem.tournaments import tournament as tournaments
 
 log = logging.getLogger(__name__)
 

@@ -14,17 +14,18 @@ from __future__ import annotations
 
 import logging
 
-from pbem_engine.common.phrases import phrase
-from pbem.games import store as G
-from pbem.trust import tokens, proof as trust
 from pbem.commands.lines import base
-from pbem.commands.player import held
 from pbem.commands.lines.args import split_game
 from pbem.commands.lines.base import Call, Context
 from pbem.commands.lines.reader import MAX_LINES, Line, Reading
+from pbem.commands.player import held
 from pbem.core.errors import CommandError, NotAMove
 from pbem.core.models import Game
+from pbem.games import store as G
 from pbem.letters.views import forget, game_view
+from pbem.trust import proof as trust
+from pbem.trust import tokens
+from pbem_engine.common.phrases import phrase
 
 log = logging.getLogger(__name__)
 

@@ -21,24 +21,30 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from pbem.runners import (
-    bots as botrunner,
-    digests,
-    outbox,
-    quarantine,
-    clock as timekeeper,
-    tournaments as tournament_rounds,
-)
 from pbem.core import faults
 from pbem.core.config import Settings
 from pbem.core.db import make_engine, migrate
 from pbem.mail.message import language
+from pbem.mail.message.source import MailSource
 from pbem.mail.transport.imap import ImapSource, MailboxUnavailable
 from pbem.mail.transport.sandbox import MaildirSource, SandboxServer
 from pbem.mail.transport.smtp import SmtpSettings
-from pbem.mail.message.source import MailSource
-from pbem.runners.metrics import Monitor
+from pbem.runners import (
+    bots as botrunner,
+)
+from pbem.runners import (
+    clock as timekeeper,
+)
+from pbem.runners import (
+    digests,
+    outbox,
+    quarantine,
+)
+from pbem.runners import (
+    tournaments as tournament_rounds,
+)
 from pbem.runners.inbound import Service
+from pbem.runners.metrics import Monitor
 
 log = logging.getLogger(__name__)
 

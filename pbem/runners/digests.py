@@ -18,13 +18,13 @@ from sqlalchemy import Engine, update
 from sqlmodel import Session, select
 from sqlmodel.sql.expression import SelectOfScalar
 
-from pbem.letters import digest, post
 from pbem.commands.lines.reader import guarded_templates
 from pbem.core.config import Settings
 from pbem.core.db import transaction
 from pbem.core.models import Player
-from pbem.text.templates import Templates
 from pbem.core.wallclock import aware, now
+from pbem.letters import digest, post
+from pbem.text.templates import Templates
 
 log = logging.getLogger(__name__)
 

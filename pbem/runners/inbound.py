@@ -17,22 +17,22 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from pbem.letters import bounces, notify, post
-from pbem.games import players
-from pbem.runners import quarantine
-from pbem.trust import proof as trust
-from pbem.commands.player import language
 from pbem.commands.lines import reader
-from pbem.runners import commands as runner
 from pbem.commands.lines.base import Context
+from pbem.commands.player import language
 from pbem.core.config import Settings
 from pbem.core.db import transaction
+from pbem.core.models import Game, InboundMessage, Outbox
+from pbem.core.wallclock import now
+from pbem.games import players
+from pbem.letters import bounces, notify, post
 from pbem.mail.message import notation
 from pbem.mail.message.inbound import Envelope, parse_message
 from pbem.mail.message.outbound import LOOP_HEADER
-from pbem.core.models import Game, InboundMessage, Outbox
+from pbem.runners import commands as runner
+from pbem.runners import quarantine
 from pbem.text.templates import Templates
-from pbem.core.wallclock import now
+from pbem.trust import proof as trust
 
 log = logging.getLogger(__name__)
 

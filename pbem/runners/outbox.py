@@ -20,9 +20,9 @@ from sqlmodel import select
 from pbem.core import faults
 from pbem.core.config import Settings
 from pbem.core.db import transaction
-from pbem.mail.transport import smtp
 from pbem.core.models import Outbox
 from pbem.core.wallclock import now
+from pbem.mail.transport import smtp
 
 log = logging.getLogger(__name__)
 

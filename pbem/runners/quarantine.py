@@ -29,9 +29,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, select
 
 from pbem.core.db import transaction
-from pbem.mail.message.inbound import Envelope
 from pbem.core.models import InboundMessage, Quarantine
 from pbem.core.wallclock import now
+from pbem.mail.message.inbound import Envelope
 
 log = logging.getLogger(__name__)
 

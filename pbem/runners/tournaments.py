@@ -18,15 +18,15 @@ from sqlalchemy import Engine, and_, exists
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from pbem.tournaments import ladder as ladders
-from pbem.letters import post
-from pbem.tournaments import tournament as T
 from pbem.commands.lines.reader import guarded_templates
 from pbem.core.config import Settings
 from pbem.core.db import transaction
 from pbem.core.models import Game, Tournament, TournamentGame
-from pbem.text.templates import Templates
 from pbem.core.wallclock import now
+from pbem.letters import post
+from pbem.text.templates import Templates
+from pbem.tournaments import ladder as ladders
+from pbem.tournaments import tournament as T
 
 log = logging.getLogger(__name__)
 

@@ -27,14 +27,14 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import pbem_engine
-from pbem_engine.common import squares
-from pbem_engine.ataxx.game import Ataxx
+from pbem.text.i18n import DEFAULT, Speaker, speaker
 from pbem_engine.ataxx.board import FILES, SIZE
-from pbem_engine.go.game import CaptureGo
+from pbem_engine.ataxx.game import Ataxx
+from pbem_engine.common import squares
 from pbem_engine.go.board import Move
+from pbem_engine.go.game import CaptureGo
 from pbem_engine.myriades.game import Myriades
 from pbem_engine.myriades.notation import LETTERS, NEUTRAL, WHITE
-from pbem.text.i18n import DEFAULT, Speaker, speaker
 
 Cell = dict[str, Any]
 

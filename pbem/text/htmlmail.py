@@ -25,7 +25,16 @@ from markupsafe import Markup
 
 from pbem.text import boards
 from pbem.text.i18n import DEFAULT, known
-from pbem.text.templates import CODE_CLOSE, CODE_OPEN, MARK_LINE, MARKS, MOVE_CLOSE, MOVE_OPEN, Sketch, Templates
+from pbem.text.templates import (
+    CODE_CLOSE,
+    CODE_OPEN,
+    MARK_LINE,
+    MARKS,
+    MOVE_CLOSE,
+    MOVE_OPEN,
+    Sketch,
+    Templates,
+)
 
 # (pbem.text.templates keeps U+E000 and U+E001 for the example commands it never breaks)
 _INLINER = css_inline.CSSInliner(keep_at_rules=True, minify_css=True, load_remote_stylesheets=False)

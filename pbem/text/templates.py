@@ -28,10 +28,10 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Undefined, pass_context
 from jinja2.runtime import Context
 
-from pbem_engine.common.phrases import Phrase
+from pbem.mail.message.reply import MARKERS
 from pbem.text import textwidth
 from pbem.text.i18n import DEFAULT, Speaker, speaker
-from pbem.mail.message.reply import MARKERS
+from pbem_engine.common.phrases import Phrase
 
 PACKAGE = "pbem_templates"  # the installed name of `templates/`
 

@@ -19,15 +19,15 @@ from typing import Any
 from sqlalchemy import func
 from sqlmodel import Session, select
 
-from pbem_engine.common.phrases import nphrase, phrase
-from pbem.games import clock
-from pbem.letters import notify
-from pbem.games import store as G
 from pbem.core.errors import CommandError
-from pbem.tournaments.places import Ladder
 from pbem.core.models import Entry, Game, Player, Tournament, TournamentGame
+from pbem.games import clock
+from pbem.games import store as G
+from pbem.letters import notify
 from pbem.letters.notify import Letter
+from pbem.tournaments.places import Ladder
 from pbem.tournaments.table import info, score, view
+from pbem_engine.common.phrases import nphrase, phrase
 
 
 def standing(session: Session, tournament: Tournament) -> Ladder:

@@ -13,9 +13,9 @@ from typing import Any
 
 from sqlmodel import Session
 
-from pbem.tournaments import pairing
 from pbem.core.models import Entry, Player, Tournament, TournamentGame
 from pbem.letters.notify import Letter
+from pbem.tournaments import pairing
 
 
 def _facts(tournament: Tournament) -> dict[str, Any]:

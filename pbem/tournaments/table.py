@@ -15,11 +15,11 @@ from typing import Any
 
 from sqlmodel import Session, select
 
+from pbem.core.models import Entry, Game, Player, Rating, Tournament, TournamentGame
 from pbem.games import clock
 from pbem.tournaments import standings
-from pbem.tournaments.places import Ladder
-from pbem.core.models import Entry, Game, Player, Rating, Tournament, TournamentGame
 from pbem.tournaments.pairing import Pairing
+from pbem.tournaments.places import Ladder
 from pbem.tournaments.standings import Result
 
 #: the tie-breaks a format's table ranks by

@@ -19,18 +19,20 @@ from sqlalchemy import and_, bindparam, exists, or_
 from sqlmodel import Session, select
 
 import pbem_engine
-from pbem_engine.common.phrases import phrase
-from pbem.games import clock, timecontrol
-from pbem.tournaments import ladder as ladders, pairing, standings, letters as tournament_letters
-from pbem.letters import notify
-from pbem.games import store as G
 from pbem.core.errors import ClockError, CommandError
 from pbem.core.models import Entry, Game, Player, Rating, Tournament, TournamentGame
+from pbem.core.wallclock import aware
+from pbem.games import clock, timecontrol
+from pbem.games import store as G
+from pbem.letters import notify
 from pbem.letters.notify import Letter
+from pbem.tournaments import ladder as ladders
+from pbem.tournaments import letters as tournament_letters
+from pbem.tournaments import pairing, standings
 from pbem.tournaments.pairing import Pairing
 from pbem.tournaments.standings import Result
 from pbem.tournaments.table import boards, entries, history, info, results, score, view
-from pbem.core.wallclock import aware
+from pbem_engine.common.phrases import phrase
 
 FORMATS = ("roundrobin", "double", "swiss", "ladder")
 REACH = 3  # a ladder: how many places above one may challenge, unless the operator says

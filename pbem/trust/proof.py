@@ -20,12 +20,12 @@ from datetime import datetime, time
 from sqlalchemy import and_, bindparam, or_
 from sqlmodel import Session, func, select
 
-from pbem.trust import tokens
 from pbem.core.config import Settings
 from pbem.core.db import keep
+from pbem.core.models import Challenge, Game, InboundMessage, Outbox, Player
 from pbem.mail.message import notation
 from pbem.mail.message.inbound import Envelope
-from pbem.core.models import Challenge, Game, InboundMessage, Outbox, Player
+from pbem.trust import tokens
 
 #: the templates of replies that only say something went wrong (rationed per day)
 ERROR_KINDS = ("error", "nothing", "refused")

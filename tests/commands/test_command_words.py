@@ -7,14 +7,14 @@ import unicodedata
 import pytest
 from sqlmodel import Session, select
 
-import pbem_engine
 import pbem.commands  # noqa: F401  (registers every command)
-from pbem_engine.common.phrases import phrase
+import pbem_engine
 from pbem.commands.lines import base, reader, words
 from pbem.commands.player.language import language_code
-from pbem.text.i18n import LANGUAGES, speaker
-from pbem.mail.message import language as detection
 from pbem.core.models import Challenge, Game, Outbox, Player
+from pbem.mail.message import language as detection
+from pbem.text.i18n import LANGUAGES, speaker
+from pbem_engine.common.phrases import phrase
 from tests.mailer import compose, parse, reply_to, text
 from tests.players import ALICE, BOB, flat, start_game
 

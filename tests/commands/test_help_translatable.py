@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
-import pbem_engine
 import pbem.commands  # noqa: F401  (registers the commands)
-from pbem.text import i18n
+import pbem_engine
 from pbem.commands.lines import base
 from pbem.commands.player import info
+from pbem.text import i18n
 from pbem.text.templates import CODE_CLOSE, CODE_OPEN, TEMPLATES, Templates
 
 FAKE = "it"  # a language we speak, its catalog replaced by the capitals

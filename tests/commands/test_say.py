@@ -7,8 +7,8 @@ from dataclasses import replace
 from sgfmill import sgf
 from sqlmodel import Session, select
 
-from pbem.games import records
 from pbem.core.models import Game, HeldMail, Player, Remark
+from pbem.games import records
 from tests.cli.admin.conftest import run, write_config
 from tests.mailer import compose, reply_to, text
 from tests.players import ALICE, BOB, CAROL, flat, start_game

@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 from freezegun import freeze_time
 from sqlmodel import Session, select
 
-from pbem.games import store as G
 from pbem.core.models import AdminAction, Conditional, Game, Move, Player
+from pbem.games import store as G
 from tests.mailer import compose, reply_to, text
 from tests.players import ALICE, BOB, CAROL, flat, start_game
 

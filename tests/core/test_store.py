@@ -11,9 +11,9 @@ from alembic.migration import MigrationContext
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, SQLModel, select
 
-from pbem.runners import outbox
 from pbem.core.db import transaction
 from pbem.core.models import Challenge, InboundMessage, Move, Outbox
+from pbem.runners import outbox
 from tests.mailer import compose, reply_to
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

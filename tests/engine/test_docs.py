@@ -6,8 +6,6 @@ import doctest
 import re
 from pathlib import Path
 
-import pbem_engine
-
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 

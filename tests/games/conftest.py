@@ -11,8 +11,8 @@ from pbem.core.config import Settings
 from pbem.core.db import make_engine
 from pbem.runners.inbound import Service
 from tests.databases import migrated, throwaway
-from tests.server import Server
 from tests.mailer import GAME
+from tests.server import Server
 
 
 @pytest.fixture

@@ -15,13 +15,13 @@ from freezegun import freeze_time
 from sqlalchemy import event, text
 from sqlmodel import Session, select
 
-from pbem_engine import create as engine_rules
-from pbem.games import clock, players
-from pbem.runners import clock as timekeeper
-from pbem.games import store as G
 from pbem.cli.main import main
 from pbem.core.db import MIGRATIONS, make_engine, migrate, transaction
 from pbem.core.models import Challenge, Game, Outbox, Reminder
+from pbem.games import clock, players
+from pbem.games import store as G
+from pbem.runners import clock as timekeeper
+from pbem_engine import create as engine_rules
 from tests.games.test_clock_service import ALICE, BOB, START, body, game, kinds, say, start_game, tick
 
 DAY, HOUR = timedelta(days=1), timedelta(hours=1)

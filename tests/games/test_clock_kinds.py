@@ -9,11 +9,11 @@ import pytest
 from freezegun import freeze_time
 from sqlmodel import Session, select
 
-from pbem.games import clock, records
-from pbem.runners import clock as timekeeper
-from pbem.games import timecontrol as tc
-from pbem.text.i18n import speaker
 from pbem.core.models import Game, Move
+from pbem.games import clock, records
+from pbem.games import timecontrol as tc
+from pbem.runners import clock as timekeeper
+from pbem.text.i18n import speaker
 from tests.games.test_clock_service import ALICE, BOB, START, body, game, say, tick
 from tests.languages import english_left, too_wide
 

@@ -7,11 +7,11 @@ from datetime import UTC, datetime, timedelta
 from freezegun import freeze_time
 from sqlmodel import Session, select
 
-from pbem.games import clock
-from pbem.runners import clock as timekeeper
 from pbem.commands.lines import reader
 from pbem.core.db import make_engine, transaction
 from pbem.core.models import Game, Outbox, Reminder
+from pbem.games import clock
+from pbem.runners import clock as timekeeper
 from pbem.runners.inbound import Service
 from tests.mailer import compose, parse, reply_to
 

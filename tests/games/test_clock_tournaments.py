@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from sqlmodel import Session, select
 
-from pbem.letters import post
-from pbem.games import timecontrol as tc
-from pbem.tournaments import tournament as T
 from pbem.core.db import transaction
 from pbem.core.models import Game
 from pbem.core.wallclock import now
+from pbem.games import timecontrol as tc
+from pbem.letters import post
+from pbem.tournaments import tournament as T
 from tests.mailer import text
 
 PLAYERS = ["ann@example.org", "ben@example.org", "cat@example.org"]

@@ -9,9 +9,9 @@ import pytest
 from sqlmodel import Session
 
 import pbem_engine
-from pbem_engine import registry
-from pbem.games import store as G
 from pbem.core.models import Game
+from pbem.games import store as G
+from pbem_engine import registry
 from tests.games.threes import Threes
 from tests.mailer import reply_to, text
 

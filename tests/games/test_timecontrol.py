@@ -10,8 +10,8 @@ from freezegun import freeze_time
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pbem.games import timecontrol as tc
 from pbem.core.errors import ClockError
+from pbem.games import timecontrol as tc
 from pbem.text.i18n import speaker
 
 DAY, HOUR = tc.DAY, tc.HOUR

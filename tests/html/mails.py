@@ -8,14 +8,14 @@ from pathlib import Path
 
 from sqlmodel import Session, select
 
-from pbem.games import store as G
 from pbem.core.config import Settings
 from pbem.core.db import make_engine
 from pbem.core.models import Challenge, Game, Outbox, Player
+from pbem.games import store as G
 from pbem.runners.inbound import Service
 from tests.databases import migrated
-from tests.server import Server
 from tests.mailer import GAME, compose, parse, reply_to
+from tests.server import Server
 
 #: case -> the challenge line's game and options
 CASES = {
@@ -74,9 +74,8 @@ def crowded(templates) -> str:  # noqa: ANN001
     """The HTML of a sample mail showing a late Infinito 26x26: three-digit values in most cells."""
     import random
 
-    import pbem_engine
-    from pbem_engine.myriades.notation import square_name
     from pbem.text import boards, htmlmail
+    from pbem_engine.myriades.notation import square_name
 
     rules = engine.create("infinito", {"size": 26})
     squares = [square_name(i, 26) for i in range(26 * 26)]

@@ -4,9 +4,9 @@ words by spoken(), and the HTML grid's legend read from that same text."""
 from __future__ import annotations
 
 import pbem_engine
-from pbem_engine.common.phrases import Phrase
 from pbem.text.boards import Board, grid_for
 from pbem.text.i18n import speaker
+from pbem_engine.common.phrases import Phrase
 
 
 class Shouting:

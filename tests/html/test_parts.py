@@ -9,9 +9,9 @@ from datetime import UTC, datetime
 
 from sqlmodel import Session, select
 
-from pbem.text.htmlmail import tokens
-from pbem.mail.message.outbound import build
 from pbem.core.models import Player
+from pbem.mail.message.outbound import build
+from pbem.text.htmlmail import tokens
 from pbem.text.templates import MOVE_CLOSE, MOVE_OPEN
 from pbem.text.templates import mark as keep  # as a template's keep() prints it in a sketch
 from tests.mailer import compose, reply_to, text

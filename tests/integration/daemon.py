@@ -22,8 +22,8 @@ from sqlmodel import Session, select
 
 from pbem.core.models import InboundMessage
 from tests.integration.waits import scaled, wait_until
-from tests.mailrig import MailRig
 from tests.mailer import parse
+from tests.mailrig import MailRig
 
 READY = ("pbem serving", "mailbox reached")  # in this order, once per start
 TRACEBACK = "Traceback (most recent call last):"

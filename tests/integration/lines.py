@@ -6,8 +6,8 @@ import random
 from types import SimpleNamespace
 
 import pbem_engine
-from pbem.trust import tokens
 from pbem.mail.message import notation
+from pbem.trust import tokens
 
 
 def script(rules: pbem_engine.Rules, rng: random.Random, plies: int) -> list[str]:

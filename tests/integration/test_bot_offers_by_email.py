@@ -14,10 +14,10 @@ import pytest
 from sqlmodel import Session
 
 import pbem_bots
-from pbem.games import bots as bots_players
-from pbem.games import store as G
 from pbem.core.db import make_engine, transaction
 from pbem.core.wallclock import now
+from pbem.games import bots as bots_players
+from pbem.games import store as G
 from tests.integration.daemon import DaemonProcess
 from tests.integration.test_bots_by_email import _flat, _game, _human_move, _mail_for, _start
 from tests.integration.waits import wait_until

@@ -12,9 +12,9 @@ import pytest
 from sqlmodel import Session, select
 
 import pbem_bots
-from pbem.games import store as G
 from pbem.core.db import make_engine
 from pbem.core.models import Game, Move, Outbox, Player
+from pbem.games import store as G
 from tests.integration.daemon import DaemonProcess
 from tests.integration.waits import wait_until
 from tests.mailer import compose, parse, reply_to, text

@@ -14,9 +14,9 @@ from datetime import timedelta
 import pytest
 from sqlmodel import Session, select
 
-from pbem.games.clock import now
 from pbem.core.db import make_engine, transaction
 from pbem.core.models import Game, Outbox, Reminder
+from pbem.games.clock import now
 from tests.integration.daemon import POLLING, DaemonProcess
 from tests.integration.waits import wait_until
 from tests.mailer import compose, parse, reply_to

@@ -14,11 +14,11 @@ from datetime import timedelta
 import pytest
 from sqlmodel import Session
 
-from pbem.games import timecontrol as tc
 from pbem.core.db import make_engine, transaction
-from pbem.text.i18n import speaker
 from pbem.core.models import Game
 from pbem.core.wallclock import now
+from pbem.games import timecontrol as tc
+from pbem.text.i18n import speaker
 from tests.integration.daemon import DaemonProcess
 from tests.integration.waits import wait_until
 from tests.mailer import compose, parse, reply_to

@@ -21,12 +21,12 @@ from sqlalchemy import func
 from sqlmodel import Session, select
 
 import pbem_engine
-from pbem.games import store as G
-from pbem.games import players
 from pbem.cli.main import main
-from pbem.games.clock import now
 from pbem.core.db import make_engine, migrate, transaction
 from pbem.core.models import Challenge, Game, InboundMessage, Move, Outbox, Quarantine
+from pbem.games import players
+from pbem.games import store as G
+from pbem.games.clock import now
 from tests.integration.daemon import POLLING, DaemonProcess
 from tests.integration.lines import move_address, script
 from tests.integration.waits import Deadline, scaled, wait_until

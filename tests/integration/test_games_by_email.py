@@ -17,10 +17,10 @@ import pytest
 from sqlmodel import Session, select
 
 import pbem_engine
-from pbem.games import store as G
-from pbem.text import endings as words
 from pbem.core.db import make_engine
 from pbem.core.models import Game, Move
+from pbem.games import store as G
+from pbem.text import endings as words
 from tests.databases import throwaway
 from tests.integration.daemon import POLLING, DaemonProcess
 from tests.integration.waits import Deadline

@@ -19,10 +19,10 @@ import pytest
 from sqlmodel import Session, select
 
 import pbem_engine
-from pbem.games import store as G
 from pbem.core.db import make_engine
-from pbem.text.i18n import speaker
 from pbem.core.models import Game, Move, Player
+from pbem.games import store as G
+from pbem.text.i18n import speaker
 from tests.databases import throwaway
 from tests.integration.daemon import POLLING, DaemonProcess
 from tests.integration.waits import Deadline

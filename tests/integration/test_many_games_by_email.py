@@ -11,11 +11,11 @@ import pytest
 from sqlmodel import Session, select
 
 import pbem_engine
-from pbem.games import store as G
-from pbem.games import players
 from pbem.core.db import make_engine, migrate, transaction
 from pbem.core.models import Challenge, Game, Outbox
 from pbem.core.wallclock import now
+from pbem.games import players
+from pbem.games import store as G
 from tests.integration.daemon import POLLING, DaemonProcess
 from tests.integration.waits import wait_until
 from tests.mailer import compose, parse, reply_to, text

@@ -22,10 +22,10 @@ from pbem.core.models import Move
 from tests.dovecot import RigUnavailable
 from tests.integration.daemon import DaemonProcess
 from tests.integration.waits import scaled
+from tests.mailer import compose, parse, reply_to, text
 from tests.mailrig import MailRig, missing_requirements
 from tests.needs import missing
 from tests.oauth_server import CLIENT_ID, CLIENT_SECRET, TokenServer
-from tests.mailer import compose, parse, reply_to, text
 
 pytestmark = pytest.mark.integration
 

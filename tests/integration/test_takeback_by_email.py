@@ -10,9 +10,9 @@ import re
 import pytest
 from sqlmodel import Session, select
 
-from pbem.games import store as G
 from pbem.core.db import make_engine
 from pbem.core.models import AdminAction, Game, Move
+from pbem.games import store as G
 from tests.integration.daemon import DaemonProcess
 from tests.mailer import compose, parse, reply_to, text
 

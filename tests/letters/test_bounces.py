@@ -10,9 +10,9 @@ from sqlmodel import Session, select
 
 from pbem.cli.main import main
 from pbem.commands.lines import reader
-from pbem.mail.message.inbound import parse_message
 from pbem.core.models import Bounce, Game, Player, Vacation
 from pbem.core.wallclock import now
+from pbem.mail.message.inbound import parse_message
 from tests.mailer import GAME, compose, dsn, reply_to, text
 
 ALICE, BOB = "alice@example.org", "bob@example.org"

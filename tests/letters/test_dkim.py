@@ -10,9 +10,9 @@ import dkim
 import pytest
 from sqlmodel import Session, select
 
-from pbem.runners import outbox
-from pbem.letters import post
 from pbem.core.models import Outbox
+from pbem.letters import post
+from pbem.runners import outbox
 from tests.dkimkeys import dns, make_key
 from tests.mailer import compose, reply_to
 

@@ -12,14 +12,14 @@ from types import SimpleNamespace
 import pytest
 
 import pbem_engine
-from pbem_engine.common.phrases import Phrase, nphrase
-from pbem.games import clock
-from pbem.text import i18n
-from pbem.games import store as G
-from pbem.text import templates as T
 from pbem.commands.lines import args
 from pbem.commands.player import challenges
 from pbem.core.errors import ClockError, CommandError, GameError, PlayerError
+from pbem.games import clock
+from pbem.games import store as G
+from pbem.text import i18n
+from pbem.text import templates as T
+from pbem_engine.common.phrases import Phrase, nphrase
 
 ROOT = Path(__file__).resolve().parents[2]
 ERRORS = {"PlayerError", "CommandError", "GameError", "NotAMove", "ClockError"}

@@ -14,8 +14,8 @@ from email.utils import parseaddr
 import pytest
 from sqlmodel import Session
 
-from pbem.games import store as G
 from pbem.core.models import Game
+from pbem.games import store as G
 from tests.mail.message.html_replies import CASES, OurMail, reply
 from tests.mailer import compose, text
 

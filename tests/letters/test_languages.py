@@ -15,11 +15,11 @@ import pytest
 from sqlmodel import Session, select
 
 import pbem_engine
-from pbem.text import catalogs
-from pbem.games import players
-from pbem.text.i18n import LANGUAGES, speaker
 from pbem.core.models import Game, Player
 from pbem.core.wallclock import now
+from pbem.games import players
+from pbem.text import catalogs
+from pbem.text.i18n import LANGUAGES, speaker
 from tests.languages import english_left, too_wide, without_quotes
 from tests.mailer import parse, text
 from tests.samples import exchange

@@ -10,8 +10,8 @@ from datetime import timedelta
 
 from freezegun import freeze_time
 
-from pbem.runners import clock as timekeeper
 from pbem.core.wallclock import now
+from pbem.runners import clock as timekeeper
 from tests.mailer import reply_to, text
 
 ALICE, BOB, CAROL = "alice@example.org", "bob@example.org", "carol@example.org"

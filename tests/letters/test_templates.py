@@ -5,8 +5,8 @@ from __future__ import annotations
 from sqlmodel import Session, select
 
 from pbem.commands.lines import reader
-from pbem.text.i18n import speaker
 from pbem.core.models import Challenge, Game, Outbox
+from pbem.text.i18n import speaker
 from pbem.text.templates import Templates
 from tests.mailer import compose, parse, reply_to, text
 

@@ -11,10 +11,10 @@ from freezegun import freeze_time
 from sqlmodel import Session, select
 
 import pbem_bots
-from pbem.runners import bots as botrunner
-from pbem.games import store as G
 from pbem.core.db import transaction
 from pbem.core.models import AdminAction, Game, Move, Player, Vacation
+from pbem.games import store as G
+from pbem.runners import bots as botrunner
 from tests.mailer import reply_to, text
 from tests.players import ALICE, BOB, flat, start_game
 

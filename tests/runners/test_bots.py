@@ -9,8 +9,9 @@ import pytest
 from freezegun import freeze_time
 from sqlmodel import Session, select
 
-from pbem.runners import bots as botrunner, clock as timekeeper
 from pbem.core.models import Game, Move, Outbox, Player
+from pbem.runners import bots as botrunner
+from pbem.runners import clock as timekeeper
 from tests.mailer import reply_to
 from tests.players import ALICE, BOB, flat
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session, select
 
-from pbem.runners import quarantine
 from pbem.core.db import make_engine, migrate
 from pbem.core.faults import ENV
 from pbem.core.models import InboundMessage, Outbox, Quarantine
+from pbem.runners import quarantine
 from pbem.runners.inbound import Service
 from tests.databases import throwaway
 from tests.mailer import GAME, compose

@@ -9,9 +9,10 @@ from datetime import UTC, datetime, timedelta
 from freezegun import freeze_time
 from sqlmodel import Session, select
 
-from pbem.runners import digests, clock as timekeeper
 from pbem.commands.lines import reader
 from pbem.core.models import Player, Remark
+from pbem.runners import clock as timekeeper
+from pbem.runners import digests
 from tests.mailer import reply_to, text
 
 ALICE, BOB, CAROL, DAVE = "alice@example.org", "bob@example.org", "carol@example.org", "dave@example.org"

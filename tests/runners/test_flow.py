@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from sqlmodel import Session, select
 
-from pbem.games import store as G
 from pbem.core.models import Challenge, Game, InboundMessage, Move
+from pbem.games import store as G
 from tests.mailer import compose, reply_to, text
 
 ALICE, BOB = "alice@example.org", "bob@example.org"

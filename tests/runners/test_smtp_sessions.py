@@ -10,10 +10,10 @@ from dataclasses import replace
 from aiosmtpd.controller import Controller
 from sqlmodel import Session, select
 
-from pbem.runners import outbox
-from pbem.mail.transport import smtp
 from pbem.core.models import Outbox
 from pbem.core.wallclock import now
+from pbem.mail.transport import smtp
+from pbem.runners import outbox
 from tests.mailer import compose
 
 

@@ -12,9 +12,9 @@ from sqlalchemy import event
 from sqlmodel import Session, func, select
 
 import pbem_engine as rules_engine
+from pbem.core.models import Game, Move, Outbox, Quarantine
 from pbem.runners import quarantine
 from pbem.runners.daemon import Daemon
-from pbem.core.models import Game, Move, Outbox, Quarantine
 from tests.mailer import compose, parse, reply_to
 
 ALICE, BOB = "alice@example.org", "bob@example.org"

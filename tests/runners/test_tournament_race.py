@@ -6,9 +6,9 @@ import pytest
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from pbem.runners import tournaments as tournament_rounds
 from pbem.core.db import transaction
 from pbem.core.models import Outbox, TournamentGame
+from pbem.runners import tournaments as tournament_rounds
 from tests import races
 from tests.tournaments.test_tournaments import PLAYERS, _address, _games, _start
 

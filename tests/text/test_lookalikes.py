@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from pbem.text import lookalikes
 from pbem.games import players
 from pbem.games.remarks import clean
+from pbem.text import lookalikes
 
 RESERVED = ("pbem", "pbem server", "game")
 

@@ -8,15 +8,15 @@ import inscriptis
 import pytest
 from sqlmodel import Session, select
 
-from pbem.tournaments import ladder as ladders
-from pbem.letters import post
-from pbem.runners import tournaments as tournament_rounds
-from pbem.tournaments import tournament as T
 from pbem.core.db import transaction
 from pbem.core.models import Entry, Game, Outbox, Player, TournamentGame
 from pbem.core.wallclock import now
-from tests.languages import english_left, too_wide, without_quotes
+from pbem.letters import post
+from pbem.runners import tournaments as tournament_rounds
+from pbem.tournaments import ladder as ladders
+from pbem.tournaments import tournament as T
 from tests import races
+from tests.languages import english_left, too_wide, without_quotes
 from tests.mailer import parse, text
 from tests.tournaments.test_tournaments import _read_safely
 

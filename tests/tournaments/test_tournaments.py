@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 from sqlmodel import Session, select
 
-from pbem.games import store as G
-from pbem.letters import post
-from pbem.runners import tournaments as tournament_rounds
-from pbem.tournaments import tournament as T
 from pbem.commands.lines import reader
 from pbem.core.db import transaction
 from pbem.core.models import Entry, Game, Outbox, Player, TournamentGame
 from pbem.core.wallclock import now
+from pbem.games import store as G
+from pbem.letters import post
+from pbem.runners import tournaments as tournament_rounds
+from pbem.tournaments import tournament as T
 from tests.languages import english_left, too_wide
 from tests.mailer import parse, text
 

@@ -8,13 +8,13 @@ from dataclasses import replace
 import pytest
 from sqlmodel import Session, func, select
 
-from pbem_engine.common.phrases import nphrase, phrase
-from pbem.games import players
-from pbem.trust import proof as trust
 from pbem.core.db import transaction
-from pbem.text.i18n import LANGUAGES, speaker
 from pbem.core.models import Challenge, Game, Player, Remark, TournamentGame
 from pbem.core.wallclock import now
+from pbem.games import players
+from pbem.text.i18n import LANGUAGES, speaker
+from pbem.trust import proof as trust
+from pbem_engine.common.phrases import nphrase, phrase
 from tests.languages import english_left
 from tests.mailer import compose, reply_to, text
 from tests.players import ALICE, BOB, start_game

@@ -25,8 +25,8 @@ import pbem_engine
 from pbem.commands.lines import reader
 from pbem.core.config import Settings
 from pbem.core.db import make_engine, migrate
-from pbem.mail.message.inbound import parse_message
 from pbem.core.models import Game, InboundMessage, Move, Outbox
+from pbem.mail.message.inbound import parse_message
 from pbem.runners.inbound import Service
 from tests.mailer import GAME
 

@@ -9,8 +9,8 @@ from dataclasses import replace
 
 from sqlmodel import Session, select
 
-from pbem.runners import outbox, quarantine
 from pbem.core.models import Outbox, Quarantine
+from pbem.runners import outbox, quarantine
 from tests.mailer import compose
 
 

@@ -8,12 +8,12 @@ import pytest
 from click.testing import CliRunner
 from sqlmodel import Session, select
 
-from pbem.runners import quarantine
 from pbem.cli.main import main
-from pbem.commands.player import held
 from pbem.commands.lines import reader
-from pbem.runners.daemon import Daemon
+from pbem.commands.player import held
 from pbem.core.models import Bounce, Game, InboundMessage, Move, Outbox, Quarantine
+from pbem.runners import quarantine
+from pbem.runners.daemon import Daemon
 from tests.mailer import GAME, compose, parse, reply_to, text
 
 ALICE, BOB, EVE = "alice@example.org", "bob@example.org", "eve@example.org"

@@ -10,17 +10,28 @@ from __future__ import annotations
 import click
 from sqlmodel import Session
 
+from pbem.cli.admin.common import (
+    admin,
+    by_option,
+    change_game,
+    database,
+    echo,
+    fail,
+    plural,
+    settings,
+    templates,
+)
 from pbem.core import audit
-from pbem.games import bots as bots_players, clock, players
-from pbem.play import conditionals
-from pbem.letters import notify, post
-from pbem.runners import clock as timekeeper
-from pbem.games import store as G
-from pbem.cli.admin.common import admin, by_option, change_game, database, echo, fail, plural, settings, templates
 from pbem.core.db import transaction
 from pbem.core.errors import CommandError
 from pbem.core.models import Game, Player
 from pbem.core.wallclock import now
+from pbem.games import bots as bots_players
+from pbem.games import clock, players
+from pbem.games import store as G
+from pbem.letters import notify, post
+from pbem.play import conditionals
+from pbem.runners import clock as timekeeper
 
 
 def _tell(session: Session, ctx: click.Context, event: str, game: Game, **data: object) -> None:

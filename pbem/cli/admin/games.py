@@ -12,11 +12,6 @@ import click
 from sqlalchemy import case
 from sqlmodel import Session, func, or_, select
 
-from pbem_engine import EngineError, lookup
-from pbem.core import audit
-from pbem.games import ratings, records, remarks
-from pbem.games import store as G
-from pbem.games import watchers as W
 from pbem.cli.admin.common import (
     Page,
     admin,
@@ -31,7 +26,12 @@ from pbem.cli.admin.common import (
     table,
     visible,
 )
+from pbem.core import audit
 from pbem.core.models import AdminAction, Game, InboundMessage, Outbox, Player, Rating
+from pbem.games import ratings, records, remarks
+from pbem.games import store as G
+from pbem.games import watchers as W
+from pbem_engine import EngineError, lookup
 
 
 def people(session: Session, games: Iterable[Game]) -> dict[int, Player]:

@@ -7,11 +7,22 @@ from datetime import timedelta
 import click
 from sqlmodel import Session, select
 
-from pbem.runners import quarantine as Q
-from pbem.cli.admin.common import Page, admin, database, echo, echo_json, fail, more_hint, paged, settings, visible
+from pbem.cli.admin.common import (
+    Page,
+    admin,
+    database,
+    echo,
+    echo_json,
+    fail,
+    more_hint,
+    paged,
+    settings,
+    visible,
+)
 from pbem.core.db import transaction
 from pbem.core.models import Bounce, Outbox, Player, Quarantine
 from pbem.core.wallclock import now
+from pbem.runners import quarantine as Q
 
 
 def _cell(text: str | None, width: int, cut: bool = False) -> str:

@@ -14,10 +14,6 @@ from typing import Any
 import click
 from sqlmodel import Session, select
 
-from pbem_engine import EngineError, lookup
-from pbem.core import audit
-from pbem.letters import post
-from pbem.tournaments import tournament as T
 from pbem.cli.admin.common import (
     admin,
     by_option,
@@ -30,12 +26,16 @@ from pbem.cli.admin.common import (
     table,
     templates,
 )
+from pbem.core import audit
 from pbem.core.db import transaction
 from pbem.core.errors import CommandError
 from pbem.core.models import Tournament
-from pbem.letters.notify import Letter
-from pbem.tournaments.table import view
 from pbem.core.wallclock import now
+from pbem.letters import post
+from pbem.letters.notify import Letter
+from pbem.tournaments import tournament as T
+from pbem.tournaments.table import view
+from pbem_engine import EngineError, lookup
 
 
 @admin.group("tournament")

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from pbem_engine.common.phrases import phrase
-from pbem.play import conditionals
-from pbem.games import store as G
 from pbem.commands.lines import base
 from pbem.commands.lines.base import Call, Command, Context, register
 from pbem.core.errors import GameError
-from pbem.text.i18n import N_
 from pbem.core.models import Game
-from pbem.letters.views import game_view
 from pbem.core.wallclock import now
+from pbem.games import store as G
+from pbem.letters.views import game_view
+from pbem.play import conditionals
+from pbem.text.i18n import N_
+from pbem_engine.common.phrases import phrase
 
 #: `if list` and `if clear`, in the languages the players write
 LIST = frozenset({"list", "elenco", "lista", "список", "перелік", "목록", "列表"})

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from pbem.games import clock
 from pbem.commands.lines.base import Call, Command, Context, register
-from pbem.text.i18n import N_
+from pbem.games import clock
 from pbem.letters.views import game_view
+from pbem.text.i18n import N_
 
 
 @register

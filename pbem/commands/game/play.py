@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from pbem_engine.common.phrases import phrase
-from pbem.games import store as G
-from pbem.play import moves, offers
-from pbem.letters import notify
 from pbem.commands.lines.base import Call, Command, Context, register
 from pbem.core.errors import CommandError, GameError
-from pbem.text.i18n import N_
 from pbem.core.wallclock import now
+from pbem.games import store as G
+from pbem.letters import notify
+from pbem.play import moves, offers
+from pbem.text.i18n import N_
+from pbem_engine.common.phrases import phrase
 
 
 class _GameAction(Command):

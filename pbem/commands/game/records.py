@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import pbem_engine
-from pbem_engine.common.phrases import phrase
-from pbem.games import store as G
-from pbem.games import ratings, records
-from pbem.games import watchers as W
 from pbem.commands.lines.args import split_game
 from pbem.commands.lines.base import Call, Command, Context, register
 from pbem.commands.lines.words import game as game_name
 from pbem.core.errors import CommandError
-from pbem.text.i18n import N_
 from pbem.core.models import Game
-from pbem.letters.views import game_view, title
 from pbem.core.wallclock import now
+from pbem.games import ratings, records
+from pbem.games import store as G
+from pbem.games import watchers as W
+from pbem.letters.views import game_view, title
+from pbem.text.i18n import N_
+from pbem_engine.common.phrases import phrase
 
 
 def _any_game(ctx: Context, args: list[str]) -> Game:

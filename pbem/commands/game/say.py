@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import re
 
-from pbem_engine.common.phrases import nphrase, phrase
-from pbem.games import store as G
-from pbem.letters import notify
-from pbem.games import remarks
 from pbem.commands.lines.args import split_game
 from pbem.commands.lines.base import Call, Command, Context, register
-from pbem.runners.commands import STALE
 from pbem.core.errors import CommandError
-from pbem.text.i18n import N_
 from pbem.core.models import Game
-from pbem.letters.views import game_view
 from pbem.core.wallclock import now
+from pbem.games import remarks
+from pbem.games import store as G
+from pbem.letters import notify
+from pbem.letters.views import game_view
+from pbem.runners.commands import STALE
+from pbem.text.i18n import N_
+from pbem_engine.common.phrases import nphrase, phrase
 
 _SWITCH = {"off": False, "on": True}
 

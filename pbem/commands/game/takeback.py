@@ -18,15 +18,15 @@ from typing import Literal, NoReturn
 
 from sqlmodel import select
 
-from pbem_engine.common.phrases import nphrase, phrase
-from pbem.games import store as G
-from pbem.play import offers
 from pbem.commands.lines import words
 from pbem.commands.lines.base import Call, Command, Context, register
 from pbem.core.errors import CommandError, GameError
-from pbem.text.i18n import N_
 from pbem.core.models import Game, Move
 from pbem.core.wallclock import now
+from pbem.games import store as G
+from pbem.play import offers
+from pbem.text.i18n import N_
+from pbem_engine.common.phrases import nphrase, phrase
 
 Verb = Literal["ask", "accept", "refuse"]
 

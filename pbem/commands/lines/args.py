@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pbem_engine.common.phrases import phrase
 from pbem.commands.lines.base import CommandError
+from pbem_engine.common.phrases import phrase
 
 
 def game_id(word: str) -> int | None:

@@ -16,17 +16,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import pbem_engine
-from pbem_engine.common.phrases import phrase
 from pbem.commands.lines import words
 from pbem.core.errors import CommandError
 from pbem.letters.notify import Letter
+from pbem_engine.common.phrases import phrase
 
 if TYPE_CHECKING:
     from sqlmodel import Session
 
     from pbem.core.config import Settings
-    from pbem.mail.message.inbound import Envelope
     from pbem.core.models import Game, InboundMessage, Player
+    from pbem.mail.message.inbound import Envelope
     from pbem.trust.proof import Evidence
 
 __all__ = ["NO_PROOF", "COMMANDS", "Call", "Command", "CommandError", "Context", "commands", "find", "nearest", "register"]

@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from pbem.text import lookalikes
 from pbem.commands.lines import base
 from pbem.core.config import Settings
+from pbem.text import lookalikes
 from pbem.text.templates import Templates
 
 MAX_LINES = 30

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from pbem_engine.common.phrases import phrase
-from pbem.games import players
-from pbem.trust import proof as trust
 from pbem.commands.lines.base import NO_PROOF, Call, Command, Context, register
 from pbem.core.errors import CommandError
-from pbem.text.i18n import N_
+from pbem.games import players
 from pbem.letters.views import sample_views
+from pbem.text.i18n import N_
+from pbem.trust import proof as trust
+from pbem_engine.common.phrases import phrase
 
 
 @register

@@ -7,20 +7,21 @@ import random
 import shlex
 
 import pbem_engine
-from pbem_engine.common.phrases import Phrase, nphrase, phrase
-from pbem.games import bots as bots_players, clock, players
-from pbem.letters import notify
-from pbem.trust import proof as trust
-from pbem.games import store as G
 from pbem.commands.lines.args import require_id
 from pbem.commands.lines.base import Call, Command, Context, register
-from pbem.commands.player.time import time_control
 from pbem.commands.lines.words import game as game_name
+from pbem.commands.player.time import time_control
 from pbem.core.errors import CommandError
-from pbem.text.i18n import N_
 from pbem.core.models import Challenge, Player
-from pbem.letters.views import challenge_view, title
 from pbem.core.wallclock import now
+from pbem.games import bots as bots_players
+from pbem.games import clock, players
+from pbem.games import store as G
+from pbem.letters import notify
+from pbem.letters.views import challenge_view, title
+from pbem.text.i18n import N_
+from pbem.trust import proof as trust
+from pbem_engine.common.phrases import Phrase, nphrase, phrase
 
 SERVICE_OPTIONS = ("variant", "colour", "days", "clock", "weekends", "takebacks")
 

@@ -16,14 +16,14 @@ from datetime import timedelta
 
 from sqlmodel import select
 
-from pbem.games import players
 from pbem.commands.lines import base
 from pbem.commands.lines.base import Call, Command, Context, register
 from pbem.commands.lines.reader import Line, classify
-from pbem.text.i18n import DEFAULT, N_
 from pbem.core.models import Game, HeldMail
-from pbem.letters.views import game_view
 from pbem.core.wallclock import now
+from pbem.games import players
+from pbem.letters.views import game_view
+from pbem.text.i18n import DEFAULT, N_
 
 #: session.info: the row this mail's held commands went into
 HELD = "pbem.held"

@@ -7,17 +7,18 @@ import inspect
 from sqlmodel import or_, select
 
 import pbem_engine
-from pbem_engine.common.phrases import phrase
-from pbem.games import bots as bots_players, clock, remarks
-from pbem.games import store as G
 from pbem.commands.lines import base, words
 from pbem.commands.lines.base import Call, Command, Context, register
 from pbem.commands.lines.words import WORDS
 from pbem.core.errors import CommandError
-from pbem.text.i18n import N_
 from pbem.core.models import Challenge
-from pbem.letters.views import challenge_view, game_view, title
 from pbem.core.wallclock import now
+from pbem.games import bots as bots_players
+from pbem.games import clock, remarks
+from pbem.games import store as G
+from pbem.letters.views import challenge_view, game_view, title
+from pbem.text.i18n import N_
+from pbem_engine.common.phrases import phrase
 
 
 @register

@@ -8,15 +8,15 @@ from functools import cache
 from babel import Locale
 from sqlmodel import select
 
-from pbem_engine.common.phrases import phrase
-from pbem.commands.player import held
 from pbem.commands.lines import words
 from pbem.commands.lines.base import Call, Command, Context, register
 from pbem.commands.lines.reader import Reading
+from pbem.commands.player import held
 from pbem.core.errors import CommandError
-from pbem.text.i18n import DEFAULT, LANGUAGES, N_
-from pbem.mail.message import language as detection
 from pbem.core.models import InboundMessage
+from pbem.mail.message import language as detection
+from pbem.text.i18n import DEFAULT, LANGUAGES, N_
+from pbem_engine.common.phrases import phrase
 
 #: extra names players use for a language, beside its code and its names in our languages
 _OTHER_NAMES = {

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from pbem_engine.common.phrases import phrase
-from pbem.games import clock
-from pbem.letters import digest
 from pbem.commands.lines.base import Call, Command, Context, register
 from pbem.core.errors import CommandError
-from pbem.text.i18n import N_
 from pbem.core.wallclock import aware, now
+from pbem.games import clock
+from pbem.letters import digest
+from pbem.text.i18n import N_
+from pbem_engine.common.phrases import phrase
 
 MODES = ("each", "digest", "off")
 

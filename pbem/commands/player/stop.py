@@ -13,9 +13,9 @@ from __future__ import annotations
 from sqlmodel import select
 
 from pbem.commands.lines.base import Call, Command, Context, register
-from pbem.text.i18n import N_
 from pbem.core.models import HeldMail
 from pbem.core.wallclock import now
+from pbem.text.i18n import N_
 
 
 @register

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pbem_engine.common.phrases import phrase
-from pbem.games import clock
-from pbem.letters import digest, notify
-from pbem.games import store as G
 from pbem.commands.lines.base import Call, Command, Context, register
 from pbem.core.errors import CommandError
-from pbem.text.i18n import N_
-from pbem.letters.views import game_view
 from pbem.core.wallclock import now
+from pbem.games import clock
+from pbem.games import store as G
+from pbem.letters import digest, notify
+from pbem.letters.views import game_view
+from pbem.text.i18n import N_
+from pbem_engine.common.phrases import phrase
 
 
 def time_control(ctx: Context, options: dict[str, str]) -> tuple[int, bool, str | None]:

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import pbem_engine
-from pbem_engine.common.phrases import phrase
-from pbem.games import clock
-from pbem.tournaments import ladder as ladders
-from pbem.tournaments import tournament as T
 from pbem.commands.lines.args import game_id
 from pbem.commands.lines.base import Call, Command, CommandError, Context, register
-from pbem.text.i18n import N_
 from pbem.core.models import Tournament
-from pbem.letters.views import title
-from pbem.tournaments.table import entries, view
 from pbem.core.wallclock import now
+from pbem.games import clock
+from pbem.letters.views import title
+from pbem.text.i18n import N_
+from pbem.tournaments import ladder as ladders
+from pbem.tournaments import tournament as T
+from pbem.tournaments.table import entries, view
+from pbem_engine.common.phrases import phrase
 
 
 def _tournament(ctx: Context, call: Call, example: str, *, lock: bool = False) -> Tournament:

@@ -19,7 +19,14 @@ from email.message import Message
 from email.parser import BytesHeaderParser
 from email.policy import compat32
 
-from pbem.mail.message.body import MAX_HTML_BYTES, MAX_TEXT_BYTES, decode_text, html_to_text, read_body, unwrap_flowed
+from pbem.mail.message.body import (
+    MAX_HTML_BYTES,
+    MAX_TEXT_BYTES,
+    decode_text,
+    html_to_text,
+    read_body,
+    unwrap_flowed,
+)
 from pbem.mail.message.headers import (
     MAX_ADDRESS_CHARS,
     MAX_HEADER_CHARS,

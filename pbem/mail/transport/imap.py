@@ -22,6 +22,7 @@ from imap_tools import BaseMailBox, MailBox, MailBoxStartTls, MailBoxUnencrypted
 from imap_tools.errors import ImapToolsError, MailboxLoginError
 from imap_tools.utils import encode_folder
 
+from pbem.mail.message.source import RawMail, truncated_copy
 from pbem.mail.transport.imap_answers import (
     expunged_elsewhere,
     parse_fetch,
@@ -31,7 +32,6 @@ from pbem.mail.transport.imap_answers import (
     uid_set,
 )
 from pbem.mail.transport.oauth import OAuthError, TokenSource, imap_xoauth2, require_xoauth2
-from pbem.mail.message.source import RawMail, truncated_copy
 
 _parse_fetch = parse_fetch  # the name the transport tests know
 

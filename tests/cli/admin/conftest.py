@@ -10,12 +10,12 @@ import pytest
 from click.testing import CliRunner
 from sqlmodel import Session
 
-from pbem.games import store as G
-from pbem.games import players
 from pbem.cli.main import main
 from pbem.core.config import SANDBOX_ADDRESS, Settings
 from pbem.core.db import make_engine, transaction
 from pbem.core.models import Challenge, Game
+from pbem.games import players
+from pbem.games import store as G
 from tests.databases import migrated
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

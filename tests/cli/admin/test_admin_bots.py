@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from sqlmodel import Session, select
 
-from pbem.runners import bots as botrunner
 from pbem.core.models import AdminAction, Game, Move, Outbox
+from pbem.runners import bots as botrunner
 from pbem.runners.inbound import Service
 from tests.cli.admin.conftest import run
 from tests.mailer import proven

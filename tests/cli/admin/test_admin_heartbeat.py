@@ -10,9 +10,9 @@ from click.testing import CliRunner
 from freezegun import freeze_time
 from sqlmodel import Session, select
 
-from pbem.core import heartbeat
 from pbem.cli.admin.ops import clock_lag
 from pbem.cli.main import main
+from pbem.core import heartbeat
 from pbem.core.db import make_engine, migrate
 from pbem.core.models import Game, Heartbeat
 from tests.cli.admin.conftest import NOW, write_config

@@ -14,9 +14,9 @@ from sqlalchemy import insert
 from sqlmodel import Session, func, select
 
 from pbem.cli.main import main
-from pbem.games.clock import now
 from pbem.core.db import transaction
 from pbem.core.models import Bounce, Game, InboundMessage, Move, Outbox
+from pbem.games.clock import now
 from tests.cli.admin.conftest import fail, run, write_config
 
 

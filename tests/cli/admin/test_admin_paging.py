@@ -9,9 +9,9 @@ import pytest
 from sqlalchemy import Engine, event, insert
 
 import pbem_engine
-from pbem.games import players
 from pbem.core.db import transaction
 from pbem.core.models import AdminAction, Game, Outbox
+from pbem.games import players
 from tests.cli.admin.conftest import NOW, run, run_json
 
 GAMES = 130

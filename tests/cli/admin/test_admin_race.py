@@ -18,10 +18,10 @@ import psycopg
 import pytest
 from sqlmodel import Session, select
 
-from pbem.games import store as G
-from pbem.trust import proof as trust
 from pbem.core.models import AdminAction, Game, Move, Player
+from pbem.games import store as G
 from pbem.runners.inbound import Service
+from pbem.trust import proof as trust
 from tests.cli.admin.conftest import Db, write_config
 from tests.databases import throwaway
 from tests.mailer import compose

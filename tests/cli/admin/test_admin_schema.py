@@ -10,8 +10,8 @@ from click.testing import CliRunner
 from sqlalchemy import event
 from sqlalchemy.orm import Session as OrmSession
 
-from pbem.core import config as config_mod
 from pbem.cli.main import main
+from pbem.core import config as config_mod
 from pbem.core.db import MIGRATIONS, make_engine
 from tests.cli.admin.conftest import fail, run, run_json, write_config
 

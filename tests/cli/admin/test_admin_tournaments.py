@@ -6,12 +6,12 @@ from datetime import timedelta
 
 from sqlmodel import Session, select
 
-from pbem.games import players
-from pbem.runners import clock as timekeeper
-from pbem.tournaments import tournament as T
 from pbem.core.db import transaction
 from pbem.core.models import AdminAction, Entry, Game, Outbox, Player, Tournament, TournamentGame
 from pbem.core.wallclock import now
+from pbem.games import players
+from pbem.runners import clock as timekeeper
+from pbem.tournaments import tournament as T
 from tests.cli.admin.conftest import NOW, fail, run, run_json
 from tests.mailer import parse, text
 

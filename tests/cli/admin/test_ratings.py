@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from sqlmodel import Session, select
 
-from pbem.games import store as G
-from pbem.games import ratings, records
 from pbem.core.models import Game, Rating
+from pbem.games import ratings, records
+from pbem.games import store as G
 from pbem.games.ratings import Glicko, update
 from tests.cli.admin.conftest import NOW
 

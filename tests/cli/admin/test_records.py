@@ -10,10 +10,10 @@ from sgfmill import sgf
 from sqlmodel import Session
 
 import pbem_engine
+from pbem.core.models import Game
+from pbem.games import records
 from pbem.games import store as G
 from pbem.letters import notify, post
-from pbem.games import records
-from pbem.core.models import Game
 from pbem.text.templates import Templates
 from tests.cli.admin.conftest import NOW
 

@@ -13,9 +13,9 @@ import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
-from pbem.mail.transport import smtp
 from pbem.mail.message.inbound import parse_message
 from pbem.mail.message.outbound import build, needs_smtputf8
+from pbem.mail.transport import smtp
 from pbem.mail.transport.sandbox import SandboxServer, read_mailbox
 from pbem.mail.transport.smtp import AddressNotSupported, PermanentFailure, SmtpSettings
 from tests.mailrig import free_port

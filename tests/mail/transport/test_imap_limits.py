@@ -8,10 +8,10 @@ from email.message import EmailMessage
 
 import pytest
 
-from pbem.mail.transport.imap import ImapSettings, ImapSource
-from pbem.mail.transport.imap_answers import parse_key, parse_sizes
 from pbem.mail.message.inbound import parse_message
 from pbem.mail.message.source import declared_size, truncated_copy
+from pbem.mail.transport.imap import ImapSettings, ImapSource
+from pbem.mail.transport.imap_answers import parse_key, parse_sizes
 from tests.mailrig import MailRig
 
 integration = pytest.mark.integration

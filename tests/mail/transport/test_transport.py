@@ -12,7 +12,13 @@ from pathlib import Path
 import pytest
 
 from pbem.mail.transport import smtp
-from pbem.mail.transport.imap import ImapSettings, ImapSource, MailboxLoginFailed, MailboxUnavailable, _parse_fetch
+from pbem.mail.transport.imap import (
+    ImapSettings,
+    ImapSource,
+    MailboxLoginFailed,
+    MailboxUnavailable,
+    _parse_fetch,
+)
 from pbem.mail.transport.sandbox import MaildirSource, SandboxServer, mailbox_name, read_mailbox
 from pbem.mail.transport.smtp import ConfigurationFailure, PermanentFailure, SmtpSettings, TemporaryFailure
 from tests.mailrig import MailRig, free_port
