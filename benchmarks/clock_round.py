@@ -14,7 +14,11 @@ function), around the real time, which the round reads. Then the CPU time
   1,000 reminders alone and 1,000 forfeits alone;
 - the round after: nothing due again.
 
-    python benchmarks/clock_round.py [--sizes 1000 100000] [--due 1000] [--repeat 5]
+With `--mix` the games in progress take every kind of clock in turn (days per move, Fischer,
+a bank, ICCF, simple delay and none, `pbem.games.timecontrol`), each with its stored clocks and its
+next event as the real function computes it: the round reads the same one column whatever the kind.
+
+    python benchmarks/clock_round.py [--sizes 1000 100000] [--due 1000] [--repeat 5] [--mix]
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from pbem.core.config import Settings  # noqa: E402
 from pbem.core.db import make_engine, migrate  # noqa: E402
 from pbem.core.models import Game, Player  # noqa: E402
 from pbem.games import clock  # noqa: E402
+from pbem.games import timecontrol as tc  # noqa: E402
 from pbem.runners import clock as timekeeper  # noqa: E402
 from pbem.runners import digests  # noqa: E402
 
@@ -50,12 +55,33 @@ NOW = datetime.now(UTC)  # the round reads the real clock: the rows are made aro
 DAYS = 7
 REMINDERS = (48.0, 24.0)
 CHUNK = 20_000
+#: the kinds `--mix` gives the games in turn (None: days per move, as a game without `clock=`)
+MIX = (None, "fischer:3d+1d/7d", "bank:2d+10d", "iccf:10/50d", "delay:10d+1d", "none")
+KINDS: tuple[str | None, ...] = (None,)
 
 
-def _next_event(started: datetime) -> datetime:
-    """What `clock.next_event` gives a turn of DAYS in UTC with no reminder sent yet."""
-    until = clock.deadline(started, DAYS)
+def _kind(n: int) -> str | None:
+    return KINDS[n % len(KINDS)]
+
+
+def _next_event(started: datetime, notation: str | None = None) -> datetime | None:
+    """What `clock.next_event` gives a turn of the game's clock (DAYS a move, or `notation`) in
+    UTC with no reminder sent yet; None for no clock."""
+    if notation is None:
+        until = clock.deadline(started, DAYS)
+    else:
+        control = tc.parse(notation)
+        budget = control.budget(control.start(), 0)
+        if budget is None:
+            return None
+        until = started + timedelta(seconds=budget)
     return min([until, *(until - timedelta(hours=h) for h in REMINDERS if until - timedelta(hours=h) > started)])
+
+
+def _clock_fields(notation: str | None) -> dict:
+    if notation is None:
+        return {"clock": None, "clock_sides": None}
+    return {"clock": notation, "clock_sides": tc.parse(notation).start().dump()}
 
 
 def fill(db, games: int) -> None:  # noqa: ANN001
@@ -71,14 +97,16 @@ def fill(db, games: int) -> None:  # noqa: ANN001
     for low in range(1, games + 1, CHUNK):
         rows = []
         for n in range(low, min(low + CHUNK, games + 1)):
-            started = NOW - timedelta(minutes=n % 2880)  # moved within the last two days: nothing due
+            # moved within the last two days (half a day with --mix: Fischer's 3 days have a reminder
+            # point 24 hours in): nothing due
+            started = NOW - timedelta(minutes=n % (720 if len(KINDS) > 1 else 2880))
             a = 1 + n % people
             b = 1 + (a % people)
             rows.append({
                 "id": n, "kind": "ataxx", "options": {}, "player0_id": a, "player1_id": b, "state": state,
                 "status": "active", "turn": 0, "ply": 0, "version": 1, "created_at": started,
                 "updated_at": started, "days": DAYS, "weekends_off": False, "turn_started_at": started,
-                "clock_credit": 0, "clock_due_at": _next_event(started),
+                "clock_credit": 0, "clock_due_at": _next_event(started, _kind(n)), **_clock_fields(_kind(n)),
             })
         with db.begin() as conn:
             conn.execute(insert(Game), rows)
@@ -95,13 +123,14 @@ def make_due(db, first: int, count: int, ago: timedelta | None = None) -> None: 
         for low, n, since in halves:
             started = NOW - since
             conn.execute(update(Game).where(Game.id >= low, Game.id < low + n)
-                         .values(turn_started_at=started, clock_due_at=_next_event(started)))
+                         .values(turn_started_at=started, clock_due_at=_next_event(started), clock=None,
+                                 clock_sides=None))
 
 
 def check_sample(db, games: int) -> None:  # noqa: ANN001
     """The filled events are those the real function computes."""
     with Session(db) as session:
-        for n in {1, games // 2, games}:
+        for n in {1, games // 2, games, *range(1, min(games, 12) + 1)}:
             game = session.get(Game, n)
             assert game.clock_due_at == clock.next_event(session, game, REMINDERS), n
 
@@ -160,7 +189,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--due", type=int, default=1_000)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--keep", type=Path, help="build the databases in this directory")
+    parser.add_argument("--mix", action="store_true", help="every kind of clock in turn, not days per move alone")
     args = parser.parse_args(argv)
+    global KINDS
+    KINDS = MIX if args.mix else (None,)
     home = args.keep or Path(tempfile.mkdtemp(prefix="pbem-clock-round-"))
     home.mkdir(parents=True, exist_ok=True)
     print(f"machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}, "

@@ -15,6 +15,7 @@ from functools import cache
 
 import pbem_engine
 from pbem.commands.lines import base
+from pbem.games import timecontrol
 from pbem.text import catalogs
 from pbem.text.textwidth import width
 from pbem_engine.ataxx.game import LAYOUTS
@@ -41,6 +42,7 @@ HEADERS = {"From", "To", "Reply-To", "Subject", "English", "Glicko"}
 @cache
 def _typed_words() -> set[str]:
     words = set(TYPED) | set(LAYOUTS)  # `blocks=cross`
+    words.update(("clock", *timecontrol.KINDS))  # `clock=fischer:3d+1d/7d`, `clock=none`
     for command in base.commands():
         words.update(w.lower() for w in (command.name, *command.aliases))
         words.update(w.lower() for w in WORD.findall(str(command.syntax)) if not w.isupper())

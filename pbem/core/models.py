@@ -62,6 +62,7 @@ class Challenge(SQLModel, table=True):
     days: int = 7  # time control: days per move
     weekends_off: bool = False
     takebacks: bool = True  # `takebacks=off`: no take-back requests in the game
+    clock: str | None = Field(default=None, max_length=40)  # `clock=` (pbem.games.timecontrol); None: `days` per move
 
 
 class Game(SQLModel, table=True):
@@ -105,6 +106,9 @@ class Game(SQLModel, table=True):
     bot_due_at: datetime | None = None  # a bot is on move since (pbem.runners.bots); None: a person or over
     # the secret part of the game's web page address (pbem.letters.weblinks): whoever has the link sees it
     web_key: str | None = Field(default_factory=lambda: secrets.token_hex(10), max_length=32)
+    clock: str | None = Field(default=None, max_length=40)  # the time control (pbem.games.timecontrol); None: `days` per move
+    #: each side's clock of a `clock` game: {"left": [s0, s1] (seconds), "moves": [n0, n1]} (timecontrol.Sides)
+    clock_sides: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
 
     def player_id(self, side: int) -> int:
         return self.player1_id if side else self.player0_id
@@ -131,6 +135,7 @@ class Move(SQLModel, table=True):
     raw: str = Field(max_length=400)
     message_id: str | None = Field(default=None, max_length=400)
     created_at: datetime
+    clock_left: int | None = None  # a `clock` game: the mover's time left after the move (seconds)
 
 
 class Remark(SQLModel, table=True):
@@ -345,6 +350,7 @@ class Tournament(SQLModel, table=True):
     options: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     days: int = 7
     weekends_off: bool = False
+    clock: str | None = Field(default=None, max_length=40)  # the games' time control; None: `days` per move
     rounds: int | None = None  # Swiss: how many rounds; round robin: from the field
     reach: int | None = None  # a ladder: how many places above one may challenge
     status: str = Field(default="open", max_length=20, index=True)  # open running finished cancelled

@@ -20,7 +20,7 @@ import difflib
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
@@ -29,9 +29,10 @@ from sqlalchemy import bindparam
 from sqlmodel import Session, or_, select
 
 from pbem.core.errors import ClockError
-from pbem.core.models import Game, Player, Reminder, Vacation
+from pbem.core.models import Challenge, Game, Move, Player, Reminder, Tournament, Vacation
 from pbem.core.wallclock import now
 from pbem.core.work import work_of
+from pbem.games import timecontrol as tc
 from pbem.games.bots import is_bot, mark
 from pbem_engine.common.phrases import Phrase, nphrase, phrase
 
@@ -87,18 +88,6 @@ def parse_zone(text: str) -> str:
 # --- the pure arithmetic --------------------------------------------------------------------
 
 
-def _weekend(at: datetime, tz: tzinfo) -> tuple[datetime, datetime]:
-    """The weekend (Saturday 00:00 to Monday 00:00 local) that contains `at` or comes next."""
-    local = at.astimezone(tz)
-    day = local.date()
-    saturday = day - timedelta(days=day.weekday() - 5) if day.weekday() >= 5 else day + timedelta(5 - day.weekday())
-    return _midnight(saturday, tz), _midnight(saturday + timedelta(days=2), tz)
-
-
-def _midnight(day: date, tz: tzinfo) -> datetime:
-    return datetime.combine(day, time(0), tzinfo=tz).astimezone(UTC)
-
-
 def deadline(
     turn_started: datetime,
     days: float,
@@ -110,22 +99,8 @@ def deadline(
     """When `days` of running clock (plus `credit`) have passed since `turn_started`.
 
     The clock stops during `pauses` (vacations of the player on move) and, with
-    `weekends_off`, from Saturday 00:00 to Monday 00:00 in `tz`."""
-    budget = days * DAY + credit
-    at = turn_started.astimezone(UTC)
-    stops = sorted((s.astimezone(UTC), e.astimezone(UTC)) for s, e in pauses if e > s)
-    while True:
-        upcoming = [(s, e) for s, e in stops if e > at]
-        if weekends_off:
-            upcoming.append(_weekend(at, tz))
-        if not upcoming:
-            return at + budget
-        start, end = min(upcoming)
-        start = max(start, at)
-        if at + budget <= start:
-            return at + budget
-        budget -= start - at
-        at = end
+    `weekends_off`, from Saturday 00:00 to Monday 00:00 in `tz` (`timecontrol.deadline`)."""
+    return tc.deadline(turn_started, days * DAY + credit, pauses, weekends_off, tz)
 
 
 def _left(until: datetime, at: datetime) -> tuple[str, int]:
@@ -397,6 +372,8 @@ def turn_clock(session: Session, game: Game, reminders: Sequence[float], fresh: 
         if is_bot(mover):
             return None  # never reminded, never forfeited on time: the bot runner moves for it
         until = _deadline(game, mover, _holidays(session, mover.id, game.turn_started_at))
+        if until is None:
+            return None  # `clock=none`: never reminded, never out of time
         unsent = {h: until - timedelta(hours=h) for h in reminders}
         if unsent and not fresh:
             ahead = work_of(session).reminders_sent.pop((game.id, game.ply), None)  # once: its own rows come next
@@ -435,7 +412,27 @@ def reschedule_player(session: Session, player: Player, reminders: Sequence[floa
         reschedule(session, game, reminders)
 
 
-def _deadline(game: Game, mover: Player, holidays: list[Vacation]) -> datetime:
+def control(game: Game | Challenge | Tournament) -> tc.TimeControl:
+    """The time control of a game (or of the challenge or tournament that makes games)."""
+    return tc.load(game.clock, game.days)
+
+
+def _sides(game: Game) -> tc.Sides:
+    return tc.Sides.load(game.clock_sides) if game.clock_sides else control(game).start()
+
+
+def _pauses(holidays: list[Vacation]) -> list[tuple[datetime, datetime]]:
+    return [(v.starts_at, v.ends_at) for v in holidays]
+
+
+def _deadline(game: Game, mover: Player, holidays: list[Vacation]) -> datetime | None:
+    """The turn's deadline; None for a game with no clock (`clock=none`)."""
+    if game.clock is not None:
+        budget = control(game).budget(_sides(game), game.turn)
+        if budget is None or game.turn_started_at is None:
+            return None
+        return tc.deadline(game.turn_started_at, timedelta(seconds=budget + game.clock_credit), _pauses(holidays),
+                           game.weekends_off, zone(mover.timezone))
     return deadline(
         game.turn_started_at,
         game.days,
@@ -458,6 +455,8 @@ def view(session: Session, game: Game, viewer: Player | None) -> dict[str, Any] 
         return None  # a bot's turn has no deadline
     holidays = _holidays(session, mover.id, game.turn_started_at)  # one query serves both
     until = _deadline(game, mover, holidays)
+    if until is None:
+        return None  # `clock=none`: no deadline
     tz = zone((viewer or mover).timezone)
     away = next((v for v in holidays if v.starts_at <= at < v.ends_at and not v.bounced), None)
     return {
@@ -482,3 +481,74 @@ def add_time(game: Game, days: float) -> None:
     if days <= 0:
         raise ClockError("Give a positive number of days.", code="clock.days_not_positive")
     game.clock_credit += int(days * 86400)  # the caller reschedules: it knows the reminder points
+
+
+# --- the kinds of clock beyond days per move (pbem.games.timecontrol) -------------------------------------
+
+
+def used(session: Session, game: Game, at: datetime) -> float:
+    """The running time the player on move has used of this turn by `at` (their vacations and
+    the game's weekends off left out), less any time the operator added."""
+    mover = session.get(Player, game.player_id(game.turn))
+    if game.turn_started_at is None or mover is None or mover.id is None:
+        return 0.0
+    holidays = _holidays(session, mover.id, game.turn_started_at)
+    ran = tc.elapsed(game.turn_started_at, at, _pauses(holidays), game.weekends_off, zone(mover.timezone))
+    return ran.total_seconds() - game.clock_credit
+
+
+def charge(session: Session, game: Game, at: datetime) -> int | None:
+    """On a move at `at`, before the turn passes: the mover's clock after it (stored in
+    `Game.clock_sides`); returns their time left, None for a game without such a clock."""
+    if game.clock is None or game.turn_started_at is None:
+        return None
+    kind = control(game)
+    if not kind.timed:
+        return None
+    mover = session.get(Player, game.player_id(game.turn))
+    spent = 0.0 if is_bot(mover) else used(session, game, at)  # a bot's turn has no clock running
+    after = kind.after(_sides(game), game.turn, spent)
+    game.clock_sides = after.dump()
+    return after.left[game.turn]
+
+
+def restore(game: Game, kept: Sequence[Move]) -> None:
+    """After a take-back: each side's clock as it was after its last move kept."""
+    if game.clock is None:
+        return
+    sides = control(game).start()
+    for move in kept:
+        left = move.clock_left if move.clock_left is not None else sides.left[move.side]
+        sides = sides.with_side(move.side, left, sides.moves[move.side] + 1)
+    game.clock_sides = sides.dump()
+
+
+def clock_view(session: Session, game: Game) -> dict[str, Any] | None:
+    """What a mail shows of a game's time control beyond days per move: the control in words,
+    and while the game is on each side's time left before a loss on time (that of the side on
+    move as of now, the other's as their next turn will begin); None for days per move."""
+    if game.clock is None:
+        return None
+    kind = control(game)
+    shown: dict[str, Any] = {"describe": kind.describe(), "notation": kind.notation(), "sides": None}
+    if game.status == "active" and kind.timed:
+        sides, spent = _sides(game), used(session, game, now())
+        lefts = [kind.remaining(sides, side, spent if side == game.turn else 0) or 0 for side in (0, 1)]
+        shown["sides"] = [tc.span(left) for left in lefts]
+        shown["seconds"] = lefts
+    return shown
+
+
+def parse_clock(text: str, days: str | None) -> tuple[int | None, str | None]:
+    """The `clock=` option of a challenge, checked: (days per move, None) when it says days per
+    move (stored as `days=` is, as before), else (None, its canonical notation)."""
+    if days is not None:
+        raise ClockError(
+            phrase("A challenge takes {days} or {clock}, not both.", days="days=", clock="clock="),
+            phrase("Write e.g. {example}.", example="clock=days:3"),
+            code="clock.both",
+        )
+    chosen = tc.parse(text, MAX_DAYS)
+    if chosen.kind == "days":
+        return chosen.per_move // tc.DAY, None
+    return None, chosen.notation()

@@ -19,7 +19,7 @@ from sqlmodel import Session, func, select
 
 import pbem_engine
 from pbem.core.models import Game
-from pbem.games import remarks
+from pbem.games import clock, remarks
 from pbem.games import store as G
 
 _TAG = re.compile(r'^\[(\w+)\s+"(.*)"\]$')
@@ -66,6 +66,7 @@ def export(session: Session, game: Game, addresses: bool = True, public_only: bo
     p0, p1 = G.players(session, game)
     notations = [m.notation for m in G.moves(session, game)]
     said = {ply: [f"{name}: {text}" for name, text in found] for ply, found in remarks.by_ply(session, game, public_only).items()}
+    control = clock.control(game) if game.clock is not None else None  # None: days per move, as ever
     if rules.record_format == "sgf":
         text = to_sgf(
             rules,
@@ -76,6 +77,8 @@ def export(session: Session, game: Game, addresses: bool = True, public_only: bo
             date=game.created_at.strftime("%Y-%m-%d"),
             comment=f"pbem game #{game.id}" + (f": {game.reason}" if game.reason else ""),
             remarks=said,
+            time_control=control.sgf() if control is not None else (None, None),
+            times={m.ply: m.clock_left for m in G.moves(session, game) if m.clock_left is not None},
         )
         return Record(f"pbem-{game.id}.sgf", "application/x-go-sgf", text)
     tags = [
@@ -89,6 +92,8 @@ def export(session: Session, game: Game, addresses: bool = True, public_only: bo
     ]
     if game.reason:
         tags.append(("Termination", game.reason))
+    if control is not None:
+        tags.append(("TimeControl", control.notation()))
     tags += rules.record_tags()
     lines = [f'[{key} "{value.replace(chr(34), chr(39))}"]' for key, value in tags]
     lines.append("")
@@ -195,6 +200,8 @@ def to_sgf(
     date: str | None = None,
     comment: str | None = None,
     remarks: Mapping[int, Sequence[str]] | None = None,
+    time_control: tuple[str | None, str | None] = (None, None),
+    times: Mapping[int, int] | None = None,
 ) -> str:
     """An SGF FF[4] record of an "sgf" game played from the start by `moves` (canonical texts).
 
@@ -203,6 +210,8 @@ def to_sgf(
     the game, RE[] is derived ("B+" for a win by captures, "0" for a draw); otherwise RE[] is
     `result` (e.g. "W+R" for a resignation) or absent for an unfinished game. `remarks` (ply ->
     texts) become the C[] of their move's node; those of ply 0 follow `comment` on the root.
+    `time_control` is the root's TM (seconds) and OT (words), where the clock has them, and
+    `times` (ply -> seconds) the mover's time left after a move, as its node's BL[] or WL[].
     """
     remarks = remarks or {}
     game = sgf.Sgf_game(rules.options["size"])
@@ -212,6 +221,11 @@ def to_sgf(
         root.set_raw(key, _sgf_escape(value))
     root.set("PB", " ".join(black.split()))
     root.set("PW", " ".join(white.split()))
+    main_time, overtime = time_control
+    if main_time is not None:
+        root.set_raw("TM", main_time.encode())
+    if overtime is not None:
+        root.set_raw("OT", _sgf_escape(overtime))
     pos = rules.start()
     for number, text in enumerate(moves, start=1):
         try:
@@ -221,6 +235,8 @@ def to_sgf(
         colour = "b" if rules.turn(pos) == 0 else "w"
         node = game.extend_main_sequence()
         node.set_move(colour, rules.sgf_point(move))
+        if times and number in times:
+            node.set_raw("BL" if colour == "b" else "WL", str(times[number]).encode())
         if remarks.get(number):
             node.set("C", "\n".join(remarks[number]))
         pos = rules.apply(pos, move)

@@ -25,6 +25,7 @@ from pbem.core.db import keep
 from pbem.core.errors import CommandError, GameError, NotAMove
 from pbem.core.models import Challenge, Game, Move, Player, Reminder
 from pbem.core.work import work_of
+from pbem.games import clock as _clock
 from pbem.games import ratings
 from pbem.text import endings as words
 from pbem_engine.common.phrases import nphrase, phrase
@@ -211,7 +212,7 @@ def start(session: Session, challenge: Challenge, acceptor: Player, first: Playe
     second_id = acceptor.id if first.id == challenge.challenger_id else challenge.challenger_id
     game = begin(
         session, challenge.kind, challenge.options, first.id, second_id, now,
-        days=challenge.days, weekends_off=challenge.weekends_off, takebacks=challenge.takebacks,
+        days=challenge.days, weekends_off=challenge.weekends_off, takebacks=challenge.takebacks, clock=challenge.clock,
     )
     challenge.status = "accepted"
     challenge.game_id = game.id
@@ -221,10 +222,11 @@ def start(session: Session, challenge: Challenge, acceptor: Player, first: Playe
 
 def begin(
     session: Session, kind: str, options: Mapping[str, Any], first_id: int, second_id: int, now: datetime,
-    *, days: int, weekends_off: bool, takebacks: bool = True,
+    *, days: int, weekends_off: bool, takebacks: bool = True, clock: str | None = None,
 ) -> Game:
     """A new game between two players (`first_id` moves first): from a challenge, or paired by a
-    tournament. Its clock is due until the caller reschedules it (clock.reschedule knows the reminders)."""
+    tournament. Its clock is due until the caller reschedules it (clock.reschedule knows the reminders).
+    `clock` is a time control's notation (pbem.games.timecontrol), None for `days` per move."""
     rules = _rules(kind, json.dumps(dict(options), sort_keys=True))
     game = Game(
         kind=kind,
@@ -239,7 +241,10 @@ def begin(
         takebacks=takebacks,
         turn_started_at=now,  # the first mover's clock starts with the game
         clock_due_at=now,
+        clock=clock,
     )
+    if clock is not None:
+        game.clock_sides = _clock.control(game).start().dump()
     session.add(game)
     session.flush()
     return game
@@ -282,6 +287,7 @@ def play(
         message_id=message_id,
         created_at=now,
     )
+    record.clock_left = _clock.charge(session, game, now)  # the mover's clock, before the turn passes
     session.add(record)
     work_of(session).newest_moves[game.id] = record  # the newest move, for the mails
     _set_position(game, after)
@@ -377,6 +383,7 @@ def undo(session: Session, game: Game, plies: int, now: datetime) -> list[Move]:
     for record in dropped:
         session.delete(record)
     _set_position(game, pos)
+    _clock.restore(game, kept)
     # The turns taken back start anew, so their reminders go out again when they fall due.
     session.exec(delete(Reminder).where(Reminder.game_id == game.id, Reminder.ply >= game.ply))
     game.draw_offer = None

@@ -74,6 +74,7 @@ def game_view(session: Session, game: Game, viewer: Player | None = None) -> dic
         "takeback_offer_by_opponent": game.takeback_offer is not None and game.takeback_offer != viewer_side,
         "you_won": viewer_side is not None and game.winner == viewer_side,
         "deadline": _deadline(session, game, viewer),  # None once the game is over
+        "clock": _clock(session, game),  # a time control beyond days per move (pbem.games.timecontrol); else None
     }
     if viewer is not None and viewer_side is not None:
         view["you"] = viewer.name
@@ -177,6 +178,16 @@ def _deadline(session: Session, game: Game, viewer: Player | None) -> dict[str, 
     return cache[key]
 
 
+def _clock(session: Session, game: Game) -> dict[str, Any] | None:
+    if game.clock is None:
+        return None
+    key = ("clock", game.id, game.version, game.status, game.clock_credit)
+    cache = _cache(session)
+    if key not in cache:
+        cache[key] = clock.clock_view(session, game)
+    return cache[key]
+
+
 def challenge_view(session: Session, challenge: Challenge) -> dict[str, Any]:
     rules = G.rules_of(challenge)
     challenger = session.get(Player, challenge.challenger_id)
@@ -199,6 +210,7 @@ def challenge_view(session: Session, challenge: Challenge) -> dict[str, Any]:
         ),
         "status": challenge.status,
         "takebacks": challenge.takebacks,
+        "clock": clock.control(challenge).describe() if challenge.clock else None,
         "created": Day(challenge.created_at),
     }
 

@@ -193,7 +193,7 @@ def challenge(
         return None, []
     first, second = _first(session, tournament, challenger.id, defender)
     game = G.begin(session, tournament.kind, tournament.options, first, second, now,
-                   days=tournament.days, weekends_off=tournament.weekends_off)
+                   days=tournament.days, weekends_off=tournament.weekends_off, clock=tournament.clock)
     tournament.round += 1
     session.add(tournament)
     row = TournamentGame(tournament_id=tournament.id, round=tournament.round, board=1, first_id=first,

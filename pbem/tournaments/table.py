@@ -16,6 +16,7 @@ from typing import Any
 from sqlmodel import Session, select
 
 from pbem.core.models import Entry, Game, Player, Rating, Tournament, TournamentGame
+from pbem.games import clock
 from pbem.tournaments import standings
 from pbem.tournaments.pairing import Pairing
 from pbem.tournaments.places import Ladder
@@ -140,7 +141,7 @@ def view(session: Session, tournament: Tournament, viewer: Player | None = None)
         total = (len(field) - 1 + len(field) % 2) * (2 if tournament.format == "double" else 1)
     return {
         "id": tournament.id, "name": tournament.name, "format": tournament.format, "kind": tournament.kind,
-        "status": tournament.status, "round": tournament.round, "rounds": total, "days": tournament.days,
+        "status": tournament.status, "round": tournament.round, "rounds": total, "days": tournament.days, "clock": clock.control(tournament).describe() if tournament.clock else None,
         "adjourned": tournament.adjourned_at is not None, "players": len(field),
         "tiebreaks": [str(t) for t in standing.tiebreaks], "table": table_rows, "current": current,
         "byes": any(r["byes"] for r in table_rows),
@@ -195,7 +196,7 @@ def ladder_view(session: Session, tournament: Tournament, viewer: Player | None 
     mine = next((r for r in open_rows if r.challenger_id == me), None) if me is not None else None
     return {
         "id": tournament.id, "name": tournament.name, "format": "ladder", "kind": tournament.kind,
-        "status": tournament.status, "round": tournament.round, "rounds": None, "days": tournament.days,
+        "status": tournament.status, "round": tournament.round, "rounds": None, "days": tournament.days, "clock": clock.control(tournament).describe() if tournament.clock else None,
         "adjourned": False, "players": len(field), "reach": ladder.reach, "tiebreaks": [], "table": [],
         "current": [], "byes": False,
         "places": [{

@@ -19,10 +19,10 @@ from sqlalchemy import and_, bindparam, exists, or_
 from sqlmodel import Session, select
 
 import pbem_engine
-from pbem.core.errors import CommandError
+from pbem.core.errors import ClockError, CommandError
 from pbem.core.models import Entry, Game, Player, Rating, Tournament, TournamentGame
 from pbem.core.wallclock import aware
-from pbem.games import clock
+from pbem.games import clock, timecontrol
 from pbem.games import store as G
 from pbem.letters import notify
 from pbem.letters.notify import Letter
@@ -46,9 +46,10 @@ ON_TIME_LOSSES = 2  # lost on time this many games in a row: withdrawn, the rest
 def create(
     session: Session, name: str, format: str, kind: str, now: datetime, *,
     options: Mapping[str, Any] | None = None, days: int = 7, weekends_off: bool = False, rounds: int | None = None,
-    reach: int | None = None,
+    reach: int | None = None, clock_notation: str | None = None,
 ) -> Tournament:
-    """A new tournament open for sign-up (the operator's command: English errors, ValueError)."""
+    """A new tournament open for sign-up (the operator's command: English errors, ValueError).
+    `clock_notation` is a `clock=` of pbem.games.timecontrol for all its games (None: `days` per move)."""
     if format not in FORMATS:
         raise ValueError(f"unknown format {format!r}: one of {', '.join(FORMATS)}")
     pbem_engine.create(kind, dict(options or {}))  # raises for an unknown game or a wrong option
@@ -58,10 +59,16 @@ def create(
         raise ValueError("days per move: 1 to 60")
     if format == "ladder" and not 1 <= (reach or REACH) <= 20:
         raise ValueError("a ladder's reach: 1 to 20 places")
+    if clock_notation is not None:
+        try:
+            chosen = timecontrol.parse(clock_notation, 60)
+        except ClockError as exc:
+            raise ValueError(str(exc)) from None
+        days, clock_notation = (chosen.per_move // timecontrol.DAY, None) if chosen.kind == "days" else (days, chosen.notation())
     tournament = Tournament(
         name=name[:80], format=format, kind=kind, options=dict(options or {}), days=days,
         weekends_off=weekends_off, rounds=rounds if format == "swiss" else None,
-        reach=(reach or REACH) if format == "ladder" else None, created_at=now,
+        reach=(reach or REACH) if format == "ladder" else None, created_at=now, clock=clock_notation,
     )
     session.add(tournament)
     session.flush()
@@ -245,7 +252,7 @@ def _next_round(session: Session, tournament: Tournament, reminders: Sequence[fl
             letters += tournament_letters.forfeits(session, tournament, row, gone)
         else:
             game = G.begin(session, tournament.kind, tournament.options, pair.first, pair.second, now,
-                           days=tournament.days, weekends_off=tournament.weekends_off)
+                           days=tournament.days, weekends_off=tournament.weekends_off, clock=tournament.clock)
             row.game_id = game.id
             letters += notify.tell(session, "paired", game, tournament=info(tournament, board))
             clock.reschedule(session, game, reminders, fresh=True)

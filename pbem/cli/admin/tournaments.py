@@ -79,6 +79,8 @@ def _options(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--option", "options", multiple=True, help="A game option KEY=VALUE (e.g. size=9); repeatable.")
 @click.option("--days", type=click.IntRange(1, 60), default=7, show_default=True, help="Days per move.")
 @click.option("--weekends-off", is_flag=True, help="The clocks stop at weekends.")
+@click.option("--clock", "clock_notation", help="Another clock than days per move for every game, as a challenge's "
+              "clock= writes it: fischer:3d+1d/7d, bank:2d+10d, iccf:10/50d, delay:10d+1d or none.")
 @click.option("--rounds", type=click.IntRange(min=1), help="Swiss: the number of rounds.")
 @click.option("--reach", type=click.IntRange(1, 20), help=f"Ladder: how many places above one may challenge "
               f"(default {T.REACH}).")
@@ -86,7 +88,8 @@ def _options(pairs: tuple[str, ...]) -> dict[str, Any]:
 @by_option
 @click.pass_context
 def tournament_create(ctx: click.Context, name: str, fmt: str, kind: str, options: tuple[str, ...], days: int,
-                      weekends_off: bool, rounds: int | None, reach: int | None, as_json: bool, by: str) -> None:
+                      weekends_off: bool, clock_notation: str | None, rounds: int | None, reach: int | None,
+                      as_json: bool, by: str) -> None:
     """Open a tournament for sign-up (players write `join ID`)."""
     try:
         kind = lookup(kind).name
@@ -95,7 +98,8 @@ def tournament_create(ctx: click.Context, name: str, fmt: str, kind: str, option
     try:
         with transaction(database(ctx)) as session:
             tournament = T.create(session, name, fmt, kind, now(), options=_options(options), days=days,
-                                  weekends_off=weekends_off, rounds=rounds, reach=reach)
+                                  weekends_off=weekends_off, rounds=rounds, reach=reach,
+                                  clock_notation=clock_notation)
             audit.record(session, by, "tournament.create", now(), detail=f"#{tournament.id} {fmt} {kind} {name}")
             created = tournament.id
     except (ValueError, EngineError) as exc:

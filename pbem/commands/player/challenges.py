@@ -23,7 +23,7 @@ from pbem.text.i18n import N_
 from pbem.trust import proof as trust
 from pbem_engine.common.phrases import Phrase, nphrase, phrase
 
-SERVICE_OPTIONS = ("variant", "colour", "days", "weekends", "takebacks")
+SERVICE_OPTIONS = ("variant", "colour", "days", "clock", "weekends", "takebacks")
 
 
 def _split_options(words: list[str]) -> tuple[list[str], dict[str, str]]:
@@ -140,7 +140,7 @@ class ChallengeCommand(Command):
                     example="challenge ataxx bob@example.org",
                 ),
             )
-        days, weekends_off, takebacks, cls, colour, rules = _terms(ctx, plain, options)
+        days, weekends_off, takebacks, cls, colour, rules, notation = _terms(ctx, plain, options)
         opponent: Player | None = None
         if addresses:
             target = addresses[0]
@@ -170,6 +170,7 @@ class ChallengeCommand(Command):
             days=days,
             weekends_off=weekends_off,
             takebacks=takebacks,
+            clock=notation,
         )
         ctx.session.add(challenge)
         ctx.session.flush()
@@ -220,8 +221,8 @@ def _may_invite(ctx: Context, address: str, cls: type[pbem_engine.Rules]) -> Non
 
 
 def _terms(ctx: Context, plain: list[str], options: dict[str, str]) -> tuple:
-    """The challenge's time control, take-backs, game, colour and rules, from its words."""
-    days, weekends_off = time_control(ctx, options)
+    """The challenge's time control, take-backs, game, colour, rules and `clock=`, from its words."""
+    days, weekends_off, notation = time_control(ctx, options)
     takebacks = _takebacks(options.pop("takebacks", options.pop("takeback", None)))
     try:
         cls = _choose_kind(plain[0], options.pop("variant", None))
@@ -229,7 +230,7 @@ def _terms(ctx: Context, plain: list[str], options: dict[str, str]) -> tuple:
         rules = cls(options)
     except pbem_engine.EngineError as exc:
         raise CommandError(exc.message, exc.hint or _hint(exc, plain), code=exc.code, params=exc.params) from None
-    return days, weekends_off, takebacks, cls, colour, rules
+    return days, weekends_off, takebacks, cls, colour, rules, notation
 
 
 def _level(value: str | None) -> int:
@@ -255,7 +256,7 @@ def _challenge_bot(ctx: Context, plain: list[str], options: dict[str, str]) -> N
             code="challenge.bots_off",
         )
     level = _level(options.pop("level", None))
-    days, weekends_off, takebacks, cls, colour, rules = _terms(ctx, plain, options)
+    days, weekends_off, takebacks, cls, colour, rules, notation = _terms(ctx, plain, options)
     if not bots_players.plays(rules):
         raise CommandError(
             phrase("No bot plays {title} yet.", title=title(cls)),
@@ -268,7 +269,7 @@ def _challenge_bot(ctx: Context, plain: list[str], options: dict[str, str]) -> N
     bot = bots_players.bot_player(ctx.session, cls.name, level, at)
     challenge = Challenge(
         kind=cls.name, options=rules.options, colour=colour, challenger_id=ctx.player.id, opponent_id=bot.id,
-        created_at=at, days=days, weekends_off=weekends_off, takebacks=takebacks,
+        created_at=at, days=days, weekends_off=weekends_off, takebacks=takebacks, clock=notation,
     )
     ctx.session.add(challenge)
     ctx.session.flush()

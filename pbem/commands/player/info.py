@@ -12,6 +12,7 @@ from pbem.commands.lines.base import Call, Command, Context, register
 from pbem.commands.lines.words import WORDS
 from pbem.core.errors import CommandError
 from pbem.core.models import Challenge
+from pbem.core.wallclock import now
 from pbem.games import bots as bots_players
 from pbem.games import clock, remarks
 from pbem.games import store as G
@@ -130,7 +131,9 @@ class Games(Command):
             .order_by(Challenge.id)
         )
         challenges = [challenge_view(ctx.session, c) for c in pending]
-        ctx.reply("games.txt", games=views, challenges=challenges, me=ctx.player.address)
+        allowance = ctx.settings.vacation_days_per_year
+        vacation = {"allowance": allowance, "left": allowance - clock.days_used(ctx.session, ctx.player, now().year)}
+        ctx.reply("games.txt", games=views, challenges=challenges, me=ctx.player.address, vacation=vacation)
 
 
 @register

@@ -15,9 +15,15 @@ from pbem.text.i18n import N_
 from pbem_engine.common.phrases import phrase
 
 
-def time_control(ctx: Context, options: dict[str, str]) -> tuple[int, bool]:
-    """Take `days=` and `weekends=` out of a challenge's options: (days per move, weekends off)."""
-    return clock.time_control(options.pop("days", None), options.pop("weekends", None), ctx.settings.default_days)
+def time_control(ctx: Context, options: dict[str, str]) -> tuple[int, bool, str | None]:
+    """Take `days=`, `clock=` and `weekends=` out of a challenge's options: (days per move,
+    weekends off, the `clock=` notation or None for days per move)."""
+    days, notation = options.pop("days", None), None
+    if "clock" in options:
+        chosen, notation = clock.parse_clock(options.pop("clock"), days)
+        days = str(chosen) if chosen is not None else None
+    per_move, weekends_off = clock.time_control(days, options.pop("weekends", None), ctx.settings.default_days)
+    return per_move, weekends_off, notation
 
 
 def _tell_opponents(ctx: Context, event: str, until: datetime | None = None) -> int:

@@ -7,6 +7,7 @@ from pbem.commands.lines.args import game_id
 from pbem.commands.lines.base import Call, Command, CommandError, Context, register
 from pbem.core.models import Tournament
 from pbem.core.wallclock import now
+from pbem.games import clock
 from pbem.letters.views import title
 from pbem.text.i18n import N_
 from pbem.tournaments import ladder as ladders
@@ -31,7 +32,7 @@ def _tournament(ctx: Context, call: Call, example: str, *, lock: bool = False) -
 def _summary(ctx: Context, tournament: Tournament) -> dict:
     return {
         "id": tournament.id, "name": tournament.name, "format": tournament.format, "status": tournament.status,
-        "title": title(pbem_engine.lookup(tournament.kind)), "days": tournament.days, "rounds": tournament.rounds,
+        "title": title(pbem_engine.lookup(tournament.kind)), "days": tournament.days, "clock": clock.control(tournament).describe() if tournament.clock else None, "rounds": tournament.rounds,
         "reach": tournament.reach, "players": sum(not e.withdrawn for e in entries(ctx.session, tournament)),
     }
 
