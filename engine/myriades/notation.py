@@ -252,6 +252,13 @@ def _read(text: str, size: int) -> _Draft:
     if len(move_squares) == 1:
         name = square_name(move_squares[0], size)
         other = name[0] + ("2" if name[1:] == "1" else "1")
+        if draft.value is None and draft.square is None:  # a square alone: most likely a placement meant
+            raise IllegalMove(
+                phrase('"{square}" alone is no turn: a turn places a stone of your supply, e.g. 17@{square}, '
+                       "after moving one of yours first if you wish, e.g. {example} 17@{square}.",
+                       square=name, example=f"{name}-{other}"),
+                code="move.one_square",
+            )
         raise IllegalMove(
             phrase('"{square}": a move needs a start and an end square, e.g. {example}.',
                    square=name, example=f"{name}-{other}"),

@@ -211,6 +211,8 @@ def challenge_view(session: Session, challenge: Challenge) -> dict[str, Any]:
         "status": challenge.status,
         "takebacks": challenge.takebacks,
         "clock": clock.control(challenge).describe() if challenge.clock else None,
+        "days": challenge.days,  # the time control the game will have
+        "weekends_off": challenge.weekends_off,
         "created": Day(challenge.created_at),
     }
 

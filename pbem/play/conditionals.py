@@ -214,7 +214,21 @@ def respond(
         played = _answer(session, game, played, sender, letters, now)
         if played is None:
             break
+    _turned(letters, game)
     _mark(session, game)
+
+
+def _turned(letters: list[Letter], game: Game) -> None:
+    """A line's answer that the other player's line answered in turn: its owner is on move
+    again, and the "your move" section that follows in the same mail says so. The answer's
+    own section must not say the opponent is on move, nor lead the mail's subject."""
+    for n, letter in enumerate(letters):
+        condition = letter.data.get("condition")
+        if letter.template != "moved.txt" or not isinstance(condition, dict):
+            continue
+        if any(later.template == "your_move.txt" and later.player.id == letter.player.id
+               and later.game is not None and later.game.id == game.id for later in letters[n + 1:]):
+            condition["your_move"] = True
 
 
 def _answer(
@@ -264,7 +278,8 @@ def _played(
         if not (letter.player.id == owner.id and letter.template == "your_move.txt" and letter.game is not None
                 and letter.game.id == game.id and letter.data["game"].get("ply") == move.ply - 1)
     ]
-    condition = {"answers": answered, "left": len(rest) // 2 if game.status == "active" else 0}
+    condition = {"answers": answered, "left": len(rest) // 2 if game.status == "active" else 0,
+                 "your_move": False}  # set by `_turned` when the other player's line answers in turn
     for letter in notify.tell(session, "moved", game, owner, move=move.notation, taken=taken, condition=condition):
         letters.append(_addressed(letter, sender))
 

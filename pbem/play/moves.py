@@ -35,9 +35,24 @@ def play(
 ) -> Move:
     """Play `text` for `player` and add the letters that tell of it to `letters` (those of the
     mail being handled; `sender` is its writer, None for the bot runner)."""
+    asked = _asked_back(session, game)
     record, effects = G.play(session, game, player, text, message_id, at)
     remarks.attach(session, game, player, message_id, record.ply)  # a `say` of this mail
-    letters.extend(notify.tell(session, "moved", game, player, move=record.notation, taken=effects.taken))
+    told = notify.tell(session, "moved", game, player, move=record.notation, taken=effects.taken)
+    if asked is not None:  # the opponent moved instead of answering: the asker learns it lapsed
+        for letter in told:
+            if letter.template == "your_move.txt" and letter.player.id != player.id:
+                letter.data["takeback_lapsed"] = asked
+    letters.extend(told)
     conditionals.respond(session, game, record, sender, letters, at)  # the opponent's lines answer
     clock.reschedule(session, game, reminders, fresh=True)  # after the mails: their players are loaded
     return record
+
+
+def _asked_back(session: Session, game: Game) -> str | None:
+    """The move a take-back request waits about, when the player on move is the one asked (a
+    move of theirs lets the request lapse); None when no such request waits."""
+    if game.takeback_offer is None or game.takeback_offer == game.turn:
+        return None  # none, or the asker's own (against a bot): they know what their move does
+    last = G.last_move(session, game)
+    return last.notation if last is not None else None

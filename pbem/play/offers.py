@@ -131,6 +131,9 @@ def accept_takeback(
     )
     letters = notify.tell(session, "takeback_accepted", game, player, move=undone.notation, by=requester.name,
                           dropped=dropped, answer=answer[0].notation if answer else "")
+    owned = {letter.player.id: len(letter.data["lines"]) for letter in notices}
+    for letter in letters:  # each reads of their own lines only: the other's are none of their business
+        letter.data["dropped"] = owned.get(letter.player.id, 0)
     clock.reschedule(session, game, reminders, fresh=True)  # after the mails: their players are loaded
     return letters + notices
 

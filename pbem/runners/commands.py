@@ -13,6 +13,7 @@ is listed with the lines that were not commands instead of drawing an error.
 from __future__ import annotations
 
 import logging
+import re
 
 from pbem.commands.lines import base
 from pbem.commands.lines.args import split_game
@@ -71,8 +72,11 @@ def run(ctx: Context, reading: Reading) -> list[str]:
             del ctx.letters[letters:]
             ctx.inbound.game_id = about  # the record is written last, so the savepoint cannot undo it
             if isinstance(exc, NotAMove) and line.command is None:
-                ignored.append(line.text[:120])  # chatter that happens to start like a move
-                continue
+                turned = _turned_square(line, exc)
+                if turned is None:
+                    ignored.append(line.text[:120])  # chatter that happens to start like a move
+                    continue
+                exc = turned
             _refused(ctx, line, exc)
         else:
             savepoint.commit()
@@ -131,12 +135,31 @@ def _check_unproven(ctx: Context, lines: list[Line], ignored: list[str]) -> tupl
             kept.append(line)
             if ctx.line_game is not None:
                 games[ctx.line_game.id] = ctx.line_game
-        elif isinstance(problem, NotAMove) and line.command is None:
+        elif isinstance(problem, NotAMove) and line.command is None and _turned_square(line, problem) is None:
             ignored.append(line.text[:120])
         else:
-            _refused(ctx, line, problem)
+            _refused(ctx, line, _turned_square(line, problem) or problem)
     forget(ctx.session)
     return kept, list(games.values())
+
+
+#: a square written number first (`5c`, `5c-3e`): a move, with its squares the wrong way round
+_TURNED = re.compile(r"^(\d{1,2})([a-z])(?:-(\d{1,2})([a-z]))?$", re.IGNORECASE)
+
+
+def _turned_square(line: Line, exc: CommandError) -> CommandError | None:
+    """The error for a bare line that is a move with its squares written number first (`5c`):
+    no chatter, but a move the notation did not take; else None (the line is chatter)."""
+    if len(line.words) != 1 or (found := _TURNED.match(line.words[0])) is None:
+        return None
+    square = f"{found[2]}{found[1]}".lower()
+    written = square + (f"-{found[4]}{found[3]}".lower() if found[3] else "")
+    return CommandError(
+        phrase('"{line}": a square is written letter then number, e.g. {square}.', line=line.words[0],
+               square=square),
+        phrase("Did you mean {move}?", move=written),
+        exc.game, code="move.turned_square",
+    )
 
 
 def _refused(ctx: Context, line: Line, exc: CommandError) -> None:

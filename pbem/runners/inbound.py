@@ -12,6 +12,7 @@ import contextlib
 import logging
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
@@ -22,7 +23,7 @@ from pbem.commands.lines.base import Context
 from pbem.commands.player import language
 from pbem.core.config import Settings
 from pbem.core.db import transaction
-from pbem.core.models import Game, InboundMessage, Outbox
+from pbem.core.models import Challenge, Game, InboundMessage, Outbox
 from pbem.core.wallclock import now
 from pbem.games import players
 from pbem.letters import bounces, notify, post
@@ -183,7 +184,7 @@ class Service:
         within the reply budget."""
         session, settings, at = ctx.session, self.settings, now()
         if not any(letter.reply for letter in ctx.letters):
-            ctx.reply("nothing.txt")
+            ctx.reply("nothing.txt", **nothing_done(ctx))
         if ctx.evidence.proof is not None and ctx.player.contact is None:
             # their first proven mail: from now on they may also write from scratch, to their own address
             ctx.reply("address.txt", address=trust.personal_address(settings, ctx.player), first=True, new=False)
@@ -224,3 +225,15 @@ def _inbound(envelope: Envelope, status: str, note: str = "") -> InboundMessage:
         note=note[:400],
         received_at=now(),
     )
+
+
+def nothing_done(ctx: Context) -> dict[str, Any]:
+    """What the answer to a mail without a command shows: the challenge it replies to, when it
+    answers one still open to its writer (`ok` to a challenge: `accept 7` is the word), and
+    the reader's address, which the example of a challenge must not be."""
+    shown = trust.challenge_shown(ctx.session, ctx.player, ctx.envelope, ctx.evidence)
+    challenge = ctx.session.get(Challenge, shown) if shown is not None else None
+    if challenge is None or challenge.status != "open" or challenge.challenger_id == ctx.player.id \
+            or challenge.opponent_id not in (None, ctx.player.id):
+        return {"challenge": None, "me": ctx.player.address}
+    return {"challenge": challenge.id, "me": ctx.player.address}

@@ -12,6 +12,7 @@ import gettext
 import re
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -88,6 +89,7 @@ def _challenge(**changes: Any) -> dict[str, Any]:
     return {
         "id": 7, "kind": "ataxx", "describe": "DESC", "title": "TITLE", "colour": "random",
         "sides": ("x", "o"), "challenger": PERSON, "opponent": OTHER, "created": "1 DEC 2026", "takebacks": True,
+        "days": 7, "weekends_off": True,
         **changes,
     }
 
@@ -172,6 +174,9 @@ def _helps(templates: Templates, language: str) -> list[tuple[str, str]]:
     class Ctx:
         def __init__(self) -> None:
             self.replies: list[tuple[str, dict]] = []
+            # bots play (no operator's switch is stored): the help tells how to challenge one
+            self.settings = SimpleNamespace(bots=True)
+            self.session = SimpleNamespace(get=lambda *_: None)
 
         def reply(self, template: str, **data: Any) -> None:
             self.replies.append((template, data))

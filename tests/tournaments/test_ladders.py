@@ -84,7 +84,7 @@ def test_a_ladder_from_sign_up_through_challenges_to_its_close(server) -> None:
 
     # a running ladder is listed and takes newcomers, at the bottom
     server.say(EVE, "tournaments")
-    assert f"#{tid} Club Ladder: Ataxx, a ladder (challenge up to 2 places above), 3 days a move, 4 players" in flat(
+    assert f"#{tid} Club Ladder: ataxx 7x7, a ladder (challenge up to 2 places above), 3 days a move, 4 players" in flat(
         server.last(EVE))
     _join(server, EVE, tid)
     assert "You start in place 5, at the bottom" in flat(server.last(EVE))

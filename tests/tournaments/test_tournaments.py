@@ -162,8 +162,8 @@ def test_sign_up_by_mail_and_every_refusal_says_why(server) -> None:
     swiss = _open(server, "Blitz Swiss", "swiss", rounds=5)
     server.say(PLAYERS[0], "tournaments")
     listing = " ".join(text(server.last(PLAYERS[0])).split())
-    assert f"#{tid} Spring Cup: Ataxx, round robin, 4 days a move, 0 players" in listing
-    assert f"#{swiss} Blitz Swiss: Ataxx, Swiss system in 5 rounds, 4 days a move, 0 players" in listing
+    assert f"#{tid} Spring Cup: ataxx 7x7, round robin, 4 days a move, 0 players" in listing
+    assert f"#{swiss} Blitz Swiss: ataxx 7x7, Swiss system in 5 rounds, 4 days a move, 0 players" in listing
     assert f'write e.g. "join {tid}"' in listing
 
     server.say(PLAYERS[0], f"join {tid}")

@@ -40,7 +40,8 @@ class Help(Command):
         args = call.args
         listed = sorted(base.commands(), key=_section)
         if args and args[0].lower() == "all":  # the whole list; the short one leads with what matters
-            ctx.reply("help_all.txt", commands=listed, games=_game_list(), words=WORDS)
+            ctx.reply("help_all.txt", commands=listed, games=_game_list(), words=WORDS,
+                      bots=_bots(ctx))
             return
         if args:
             command = base.find(args[0])
@@ -54,7 +55,13 @@ class Help(Command):
                 games=", ".join(pbem_engine.names()), variants=base.variants(),
             )
             return
-        ctx.reply("help.txt", commands=listed, games=_game_list(), words=WORDS)
+        ctx.reply("help.txt", commands=listed, games=_game_list(), words=WORDS,
+                  bots=_bots(ctx))
+
+
+def _bots(ctx: Context) -> bool:
+    """Whether the help tells how to play a bot: only while bots play."""
+    return bots_players.enabled(ctx.session, ctx.settings)
 
 
 # The help lists commands by what they are for: looking, starting, playing, records, time, you.
@@ -156,7 +163,7 @@ class Open(Command):
             .limit(50)
         )
         views = [challenge_view(ctx.session, c) for c in ctx.session.exec(query)]
-        ctx.reply("open.txt", challenges=views, bots=bots_players.enabled(ctx.session, ctx.settings))
+        ctx.reply("open.txt", challenges=views, bots=_bots(ctx))
 
 
 @register

@@ -168,5 +168,5 @@ def settle(ctx: Context, reading: Reading) -> None:
         ctx.player.language = code
         ctx.session.add(ctx.player)
     if not any(letter.reply for letter in ctx.letters):
-        ctx.reply("nothing.txt")  # what the mail would have had: the section comes below it
+        ctx.reply("nothing.txt", me=ctx.player.address)  # what the mail would have had: the section comes below it
     ctx.reply("language_chosen.txt", code=code, chosen=LANGUAGES[code])

@@ -29,10 +29,19 @@ def _tournament(ctx: Context, call: Call, example: str, *, lock: bool = False) -
     return T.get(ctx.session, number, lock=lock)
 
 
+def _game(tournament: Tournament) -> object:
+    """The tournament's game as its list shows it: with the board size and the capture target
+    where the game has them ("capture go 9x9, first to 3 captures")."""
+    try:
+        return pbem_engine.create(tournament.kind, tournament.options).describe()
+    except pbem_engine.EngineError:  # options a newer engine no longer takes: the game's name alone
+        return title(pbem_engine.lookup(tournament.kind))
+
+
 def _summary(ctx: Context, tournament: Tournament) -> dict:
     return {
         "id": tournament.id, "name": tournament.name, "format": tournament.format, "status": tournament.status,
-        "title": title(pbem_engine.lookup(tournament.kind)), "days": tournament.days, "clock": clock.control(tournament).describe() if tournament.clock else None, "rounds": tournament.rounds,
+        "title": _game(tournament), "days": tournament.days, "clock": clock.control(tournament).describe() if tournament.clock else None, "rounds": tournament.rounds,
         "reach": tournament.reach, "players": sum(not e.withdrawn for e in entries(ctx.session, tournament)),
     }
 
