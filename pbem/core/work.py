@@ -40,7 +40,7 @@ class Work:
     answered: dict[str, tuple[Any, ...] | None] = field(default_factory=dict)
     #: (player, game) -> the first and the newest of our mails in its thread: `post._thread`
     threads: dict[tuple[int | None, int | None], tuple[str, str] | None] = field(default_factory=dict)
-    #: (player, turn start) -> the vacations that may pause that turn: `clock._holidays`
+    #: (player, turn start) -> the vacations that may pause that turn: `vacations.pausing`
     holidays: dict[tuple[int | None, datetime | None], list[Vacation]] = field(default_factory=dict)
     #: (game, ply) -> the reminders the clock round found sent this turn, read once: `clock.read_ahead`
     reminders_sent: dict[tuple[int | None, int], list[float]] = field(default_factory=dict)

@@ -16,14 +16,10 @@ module is the arithmetic and the records it reads.
 
 from __future__ import annotations
 
-import difflib
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
-from functools import lru_cache
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from sqlalchemy import bindparam
 from sqlmodel import Session, or_, select
@@ -33,59 +29,13 @@ from pbem.core.models import Challenge, Game, Move, Player, Reminder, Tournament
 from pbem.core.wallclock import now
 from pbem.core.work import work_of
 from pbem.games import timecontrol as tc
+from pbem.games import vacations
 from pbem.games.bots import is_bot, mark
+from pbem.games.zones import local, zone
 from pbem_engine.common.phrases import Phrase, nphrase, phrase
 
 MIN_DAYS, MAX_DAYS = 1, 30  # the time controls a challenge may choose (days=)
 DAY = timedelta(days=1)
-
-
-# --- zones ---------------------------------------------------------------------------------
-
-
-@lru_cache(maxsize=1)
-def _zone_names() -> dict[str, str]:
-    return {name.lower(): name for name in available_timezones() | {"UTC"}}
-
-
-def zone(name: str | None) -> tzinfo:
-    """The zone of a stored name; UTC for none (or a name the system no longer knows)."""
-    try:
-        return ZoneInfo(name) if name and name != "UTC" else UTC
-    except (ZoneInfoNotFoundError, ValueError):
-        return UTC
-
-
-def parse_zone(text: str) -> str:
-    """The canonical IANA name a player means ("europe/rome" -> "Europe/Rome")."""
-    key = text.strip().replace(" ", "_").lower()
-    names = _zone_names()
-    if key in names:
-        return names[key]
-    close = [names[c] for c in difflib.get_close_matches(key, list(names), n=3, cutoff=0.75)]
-    examples = {"example": "timezone Europe/Rome", "other": "timezone America/New_York"}
-    if len(close) >= 3:
-        hint = phrase(
-            "Did you mean {first} or {second} or {third}? "
-            "Write the zone as Region/City, e.g. {example} or {other}.",
-            first=close[0], second=close[1], third=close[2], **examples,
-        )
-    elif len(close) == 2:
-        hint = phrase(
-            "Did you mean {first} or {second}? Write the zone as Region/City, e.g. {example} or {other}.",
-            first=close[0], second=close[1], **examples,
-        )
-    elif close:
-        hint = phrase(
-            "Did you mean {first}? Write the zone as Region/City, e.g. {example} or {other}.",
-            first=close[0], **examples,
-        )
-    else:
-        hint = phrase("Write the zone as Region/City, e.g. {example} or {other}.", **examples)
-    raise ClockError(phrase('"{given}" is not a time zone I know.', given=text[:40]), hint)
-
-
-# --- the pure arithmetic --------------------------------------------------------------------
 
 
 def deadline(
@@ -142,20 +92,6 @@ def remaining(until: datetime, at: datetime) -> Phrase:
     return phrase("no time")
 
 
-def when(at: datetime, tz: tzinfo) -> str:
-    """'Mon 7 Dec 2026, 10:00 Europe/Rome': a moment as an English reader reads it (the mails
-    pass the moment itself, `local`, and the template says it in the reader's language:
-    `Speaker.moment` writes English exactly so)."""
-    local = at.astimezone(tz)
-    return f"{local:%a} {local.day} {local:%b %Y, %H:%M} {getattr(tz, 'key', 'UTC')}"
-
-
-def local(at: datetime, tz: tzinfo) -> datetime:
-    """The moment in the zone it is shown in: an aware datetime that a template speaks (its
-    finalize calls `Speaker.moment`), with the zone's name."""
-    return at.astimezone(tz)
-
-
 # --- time controls -----------------------------------------------------------------------------
 
 
@@ -190,110 +126,6 @@ def time_control(days: str | None, weekends: str | None, default_days: int) -> t
     return chosen, off
 
 
-# --- vacations ----------------------------------------------------------------------------------
-
-
-_VACATIONS = select(Vacation).where(Vacation.player_id == bindparam("player")).order_by(Vacation.starts_at)
-_VACATIONS_SINCE = (  # built once: the clock round asks for every due game
-    select(Vacation)
-    .where(Vacation.player_id == bindparam("player"), Vacation.ends_at > bindparam("since"))
-    .order_by(Vacation.starts_at)
-)
-
-
-def vacations(session: Session, player_id: int, since: datetime | None = None) -> list[Vacation]:
-    if since is None:
-        return list(session.exec(_VACATIONS, params={"player": player_id}))
-    return list(session.exec(_VACATIONS_SINCE, params={"player": player_id, "since": since}))
-
-
-def _holidays(session: Session, player_id: int, since: datetime) -> list[Vacation]:
-    """The vacations that may pause a turn begun at `since`: read once per transaction (or
-    savepoint), for the mails and the schedule alike; `start_vacation` and `end_vacation`
-    forget them, and so does the end of the transaction, committed or rolled back."""
-    memo = work_of(session).holidays
-    key = (player_id, since)
-    if key not in memo:
-        memo[key] = vacations(session, player_id, since)
-    return memo[key]
-
-
-
-def current_vacation(session: Session, player: Player, at: datetime) -> Vacation | None:
-    return next((v for v in vacations(session, player.id, at) if v.starts_at <= at and not v.bounced), None)
-
-
-def days_used(session: Session, player: Player, year: int) -> int:
-    """Vacation days taken in `year` (by start); a day begun counts as a day (a pause while
-    their address bounced counts not: they did not choose it)."""
-    return sum(
-        math.ceil((v.ends_at - v.starts_at) / DAY) for v in vacations(session, player.id)
-        if v.starts_at.year == year and not v.bounced
-    )
-
-
-#: how long a pause for a bouncing address lasts at most: until the player writes again, in practice
-BOUNCE_PAUSE = timedelta(days=3650)
-
-
-def pause_unreachable(session: Session, player: Player, at: datetime) -> Vacation:
-    """Pause all of the player's clocks from `at` while their address bounces (`pbem.letters.bounces`):
-    a vacation that spends no allowance and ends when they write again (`resume_reachable`)."""
-    vacation = Vacation(player_id=player.id, starts_at=at, ends_at=at + BOUNCE_PAUSE, bounced=True)
-    session.add(vacation)
-    session.flush()
-    work_of(session).forget_holidays()
-    return vacation
-
-
-def resume_reachable(session: Session, player: Player, at: datetime) -> None:
-    """End the pause of `pause_unreachable`: their clocks run again from `at`."""
-    for vacation in vacations(session, player.id, at):
-        if vacation.bounced and vacation.starts_at <= at:
-            vacation.ends_at = at
-            session.add(vacation)
-    session.flush()
-    work_of(session).forget_holidays()
-
-
-def start_vacation(session: Session, player: Player, days: int, at: datetime, allowance: int) -> Vacation:
-    """Pause all of the player's clocks from `at` for `days` days, within the yearly allowance."""
-    ongoing = current_vacation(session, player, at)
-    if ongoing is not None:
-        raise ClockError(
-            phrase("You are already on vacation until {until}.", until=local(ongoing.ends_at, zone(player.timezone))),
-            phrase("Write {command} to end it; then you may start a new one.", command="back"),
-        )
-    remaining = allowance - days_used(session, player, at.year)
-    if days < 1 or days > remaining:
-        raise ClockError(
-            nphrase(
-                "You have {n} vacation day left this year (of {allowance}), so I cannot give you {days}.",
-                "You have {n} vacation days left this year (of {allowance}), so I cannot give you {days}.",
-                remaining, allowance=allowance, days=days,
-            ),
-            phrase("Write e.g. {example}.", example=f"vacation {max(min(remaining, 7), 1)}")
-            if remaining > 0 else phrase("The allowance renews on 1 January."),
-        )
-    vacation = Vacation(player_id=player.id, starts_at=at, ends_at=at + days * DAY)
-    session.add(vacation)
-    session.flush()
-    work_of(session).forget_holidays()
-    return vacation
-
-
-def end_vacation(session: Session, player: Player, at: datetime) -> Vacation:
-    """End the player's vacation now; the days not taken go back to the allowance."""
-    ongoing = current_vacation(session, player, at)
-    if ongoing is None:
-        raise ClockError(phrase("You are not on vacation, so there is nothing to come back from."), "")
-    ongoing.ends_at = at
-    session.add(ongoing)
-    session.flush()
-    work_of(session).forget_holidays()
-    return ongoing
-
-
 # --- a game's clock ---------------------------------------------------------------------------------
 
 
@@ -304,7 +136,7 @@ def game_deadline(session: Session, game: Game) -> datetime | None:
     mover = session.get(Player, game.player_id(game.turn))
     if is_bot(mover):
         return None  # a bot answers within seconds: it has no deadline to miss
-    return _deadline(game, mover, _holidays(session, mover.id, game.turn_started_at))
+    return _deadline(game, mover, vacations.pausing(session, mover.id, game.turn_started_at))
 
 
 _NEVER = datetime.max.replace(tzinfo=UTC)
@@ -371,7 +203,7 @@ def turn_clock(session: Session, game: Game, reminders: Sequence[float], fresh: 
         mover = session.get(Player, game.player_id(game.turn))
         if is_bot(mover):
             return None  # never reminded, never forfeited on time: the bot runner moves for it
-        until = _deadline(game, mover, _holidays(session, mover.id, game.turn_started_at))
+        until = _deadline(game, mover, vacations.pausing(session, mover.id, game.turn_started_at))
         if until is None:
             return None  # `clock=none`: never reminded, never out of time
         unsent = {h: until - timedelta(hours=h) for h in reminders}
@@ -453,7 +285,7 @@ def view(session: Session, game: Game, viewer: Player | None) -> dict[str, Any] 
     mover = session.get(Player, game.player_id(game.turn))
     if is_bot(mover):
         return None  # a bot's turn has no deadline
-    holidays = _holidays(session, mover.id, game.turn_started_at)  # one query serves both
+    holidays = vacations.pausing(session, mover.id, game.turn_started_at)  # one query serves both
     until = _deadline(game, mover, holidays)
     if until is None:
         return None  # `clock=none`: no deadline
@@ -492,7 +324,7 @@ def used(session: Session, game: Game, at: datetime) -> float:
     mover = session.get(Player, game.player_id(game.turn))
     if game.turn_started_at is None or mover is None or mover.id is None:
         return 0.0
-    holidays = _holidays(session, mover.id, game.turn_started_at)
+    holidays = vacations.pausing(session, mover.id, game.turn_started_at)
     ran = tc.elapsed(game.turn_started_at, at, _pauses(holidays), game.weekends_off, zone(mover.timezone))
     return ran.total_seconds() - game.clock_credit
 

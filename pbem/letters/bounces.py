@@ -20,7 +20,7 @@ from sqlmodel import Session, select
 
 from pbem.core.config import Settings
 from pbem.core.models import Bounce, Outbox, Player
-from pbem.games import clock
+from pbem.games import clock, vacations
 from pbem.games import store as G
 from pbem.letters import notify, post
 from pbem.mail.message.inbound import Envelope
@@ -80,7 +80,7 @@ def suppress(session: Session, settings: Settings, templates: Templates, player:
     player.bounced_at = at
     session.add(player)
     log.warning("%s suppressed after %d hard bounces", player.address, player.hard_bounces)
-    clock.pause_unreachable(session, player, at)
+    vacations.pause_unreachable(session, player, at)
     _tell(session, settings, templates, player, "unreachable")
 
 
@@ -94,7 +94,7 @@ def lift(session: Session, settings: Settings, templates: Templates, player: Pla
         return False
     player.bounced_at = None
     log.info("%s wrote again: mail to them resumes", player.address)
-    clock.resume_reachable(session, player, at)
+    vacations.resume_reachable(session, player, at)
     _tell(session, settings, templates, player, "reachable")
     return True
 

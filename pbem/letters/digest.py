@@ -20,7 +20,7 @@ from typing import Any
 from sqlmodel import Session, and_, or_, select
 
 from pbem.core.models import Game, Player, Remark
-from pbem.games import clock
+from pbem.games import zones
 from pbem.letters.notify import Letter
 from pbem.letters.views import game_view
 
@@ -50,7 +50,7 @@ def _exists(wall: datetime) -> bool:
 def _moment(day: datetime, hhmm: str, zone_name: str) -> datetime:
     """The UTC moment of `hhmm` on the local date of `day` in the zone: a skipped time moves
     to the next valid minute, a repeated one takes its first occurrence (fold=0)."""
-    tz = clock.zone(zone_name)
+    tz = zones.zone(zone_name)
     hours, minutes = (int(part) for part in hhmm.split(":"))
     wall = datetime(day.year, day.month, day.day, hours, minutes, tzinfo=tz)  # fold=0: the first
     for _ in range(_GAP_MINUTES):
@@ -62,7 +62,7 @@ def _moment(day: datetime, hhmm: str, zone_name: str) -> datetime:
 
 def next_due(hhmm: str, zone_name: str, after: datetime) -> datetime:
     """The first moment strictly after `after` when the wall clock in the zone shows `hhmm`."""
-    tz = clock.zone(zone_name)
+    tz = zones.zone(zone_name)
     today = after.astimezone(tz)
     for days in range(3):  # today, else tomorrow (the day after, if a gap moved tomorrow's into the past)
         day = today.date() + timedelta(days=days)

@@ -18,7 +18,7 @@ from sqlmodel import Session, select
 from pbem.cli.main import main
 from pbem.core.db import MIGRATIONS, make_engine, migrate, transaction
 from pbem.core.models import Challenge, Game, Outbox, Reminder
-from pbem.games import clock, players
+from pbem.games import clock, players, vacations
 from pbem.games import store as G
 from pbem.runners import clock as timekeeper
 from pbem_engine import create as engine_rules
@@ -365,7 +365,7 @@ def test_a_vacation_undone_with_its_savepoint_leaves_no_trace_in_the_deadline(cl
         bob = players.get_or_register(session, BOB, START)
         before = clock.game_deadline(session, g)
         savepoint = session.begin_nested()
-        clock.start_vacation(session, bob, 5, START + DAY, 30)
+        vacations.start_vacation(session, bob, 5, START + DAY, 30)
         assert clock.game_deadline(session, g) == before + 5 * DAY
         savepoint.rollback()
         assert clock.game_deadline(session, g) == before

@@ -10,7 +10,7 @@ from freezegun import freeze_time
 from sqlmodel import Session, select
 
 from pbem.core.models import Game, Move
-from pbem.games import clock, records
+from pbem.games import clock, records, zones
 from pbem.games import timecontrol as tc
 from pbem.runners import clock as timekeeper
 from pbem.text.i18n import speaker
@@ -55,7 +55,7 @@ def test_each_kind_played_to_a_normal_end_with_the_times_the_model_gives(clocked
     if control.timed:
         assert left_line(control, sides, 1, 0) in mail
         until = START + timedelta(seconds=control.budget(sides, 1))
-        assert f"Your deadline: {clock.when(until, UTC)}" in mail
+        assert f"Your deadline: {zones.when(until, UTC)}" in mail
     else:
         assert "Time left" not in mail and "deadline" not in mail.lower()
         assert g.clock_due_at is None

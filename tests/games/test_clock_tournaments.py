@@ -48,7 +48,7 @@ def test_a_round_robin_plays_every_game_on_its_clock(clocked) -> None:
     assert paired and all("Clock: Fischer: 3 days at the start, 1 day added after each move, at most 7 days."
                           in flat(m) for m in paired)
     clocked.say("dan@example.org", f"tournament {tid}")
-    assert (f"The tournament Clocks (#{tid}): Ataxx, round robin, clock: Fischer: 3 days at the start, 1 day added after each move, "
+    assert (f"The tournament Clocks (#{tid}): ataxx 7x7, round robin, clock: Fischer: 3 days at the start, 1 day added after each move, "
             "at most 7 days, 3 players.") in flat(clocked.last("dan@example.org"))
 
 

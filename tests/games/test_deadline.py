@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pbem.games import clock
+from pbem.games import clock, zones
 from pbem.text.i18n import speaker
 
 ROME, NEW_YORK = ZoneInfo("Europe/Rome"), ZoneInfo("America/New_York")
@@ -29,7 +29,7 @@ def test_deadline_across_spring_dst_in_rome_keeps_168_hours() -> None:
     start = datetime(2026, 3, 26, 10, tzinfo=ROME)
     until = clock.deadline(start, 7, tz=ROME)
     assert until - start == timedelta(hours=168)
-    assert clock.when(until, ROME) == "Thu 2 Apr 2026, 11:00 Europe/Rome"
+    assert zones.when(until, ROME) == "Thu 2 Apr 2026, 11:00 Europe/Rome"
 
 
 def test_deadline_across_autumn_dst_in_rome() -> None:
@@ -37,14 +37,14 @@ def test_deadline_across_autumn_dst_in_rome() -> None:
     start = datetime(2026, 10, 22, 10, tzinfo=ROME)
     until = clock.deadline(start, 7, tz=ROME)
     assert until == utc(2026, 10, 29, 8)
-    assert clock.when(until, ROME) == "Thu 29 Oct 2026, 09:00 Europe/Rome"
+    assert zones.when(until, ROME) == "Thu 29 Oct 2026, 09:00 Europe/Rome"
 
 
 def test_one_deadline_reads_differently_in_each_zone() -> None:
     until = clock.deadline(utc(2026, 7, 1, 2), 2)
-    assert clock.when(until, UTC) == "Fri 3 Jul 2026, 02:00 UTC"
-    assert clock.when(until, ROME) == "Fri 3 Jul 2026, 04:00 Europe/Rome"
-    assert clock.when(until, NEW_YORK) == "Thu 2 Jul 2026, 22:00 America/New_York"
+    assert zones.when(until, UTC) == "Fri 3 Jul 2026, 02:00 UTC"
+    assert zones.when(until, ROME) == "Fri 3 Jul 2026, 04:00 Europe/Rome"
+    assert zones.when(until, NEW_YORK) == "Thu 2 Jul 2026, 22:00 America/New_York"
 
 
 def test_weekend_off_skips_saturday_and_sunday_in_the_players_zone() -> None:
@@ -130,18 +130,18 @@ def test_remaining_is_left_without_the_word() -> None:
        st.sampled_from([UTC, ROME, NEW_YORK, ZoneInfo("Asia/Kolkata")]))
 def test_the_english_speaker_writes_a_moment_as_when_does(at: datetime, tz) -> None:  # noqa: ANN001
     """The mails get the moment itself (`local`) and speak it: English reads as it always has."""
-    assert speaker("en").moment(clock.local(at, tz)) == clock.when(at, tz)
+    assert speaker("en").moment(zones.local(at, tz)) == zones.when(at, tz)
 
 
 def test_zone_names_are_checked_with_a_suggestion() -> None:
-    assert clock.parse_zone("europe/rome") == "Europe/Rome"
-    assert clock.parse_zone("America/New York") == "America/New_York"
-    assert clock.parse_zone("utc") == "UTC"
+    assert zones.parse_zone("europe/rome") == "Europe/Rome"
+    assert zones.parse_zone("America/New York") == "America/New_York"
+    assert zones.parse_zone("utc") == "UTC"
     with pytest.raises(clock.ClockError) as err:
-        clock.parse_zone("Europe/Roma")
+        zones.parse_zone("Europe/Roma")
     assert "Did you mean Europe/Rome" in str(err.value.hint)
     with pytest.raises(clock.ClockError) as err:
-        clock.parse_zone("CEST+2")
+        zones.parse_zone("CEST+2")
     assert "Region/City" in str(err.value.hint)
 
 

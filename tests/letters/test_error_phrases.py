@@ -15,7 +15,7 @@ import pbem_engine
 from pbem.commands.lines import args
 from pbem.commands.player import challenges
 from pbem.core.errors import ClockError, CommandError, GameError, PlayerError
-from pbem.games import clock
+from pbem.games import clock, zones
 from pbem.games import store as G
 from pbem.text import i18n
 from pbem.text import templates as T
@@ -132,13 +132,13 @@ def _errors() -> list[tuple[PlayerError, str, str]]:
     over = SimpleNamespace(id=42, status="finished", result="1-0", reason="o resigned")
     cancelled = SimpleNamespace(id=43, status="cancelled", result=None, reason="cancelled: a test")
     return [
-        (_raised(clock.parse_zone, "Europe/Roma"), '"Europe/Roma" is not a time zone I know.',
+        (_raised(zones.parse_zone, "Europe/Roma"), '"Europe/Roma" is not a time zone I know.',
          "Did you mean Europe/Rome or Europe/Riga or Europe/Sofia? Write the zone as Region/City, "
          "e.g. timezone Europe/Rome or timezone America/New_York."),
-        (_raised(clock.parse_zone, "Pacific/Ocland"), '"Pacific/Ocland" is not a time zone I know.',
+        (_raised(zones.parse_zone, "Pacific/Ocland"), '"Pacific/Ocland" is not a time zone I know.',
          "Did you mean Pacific/Auckland? Write the zone as Region/City, e.g. timezone Europe/Rome or "
          "timezone America/New_York."),
-        (_raised(clock.parse_zone, "CEST+2"), '"CEST+2" is not a time zone I know.',
+        (_raised(zones.parse_zone, "CEST+2"), '"CEST+2" is not a time zone I know.',
          "Write the zone as Region/City, e.g. timezone Europe/Rome or timezone America/New_York."),
         (_raised(clock.time_control, "99", None, 7),
          "days=99 is not a time control I offer: a move may take from 1 to 30 days.",

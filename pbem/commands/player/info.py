@@ -14,7 +14,7 @@ from pbem.core.errors import CommandError
 from pbem.core.models import Challenge
 from pbem.core.wallclock import now
 from pbem.games import bots as bots_players
-from pbem.games import clock, remarks
+from pbem.games import clock, remarks, vacations
 from pbem.games import store as G
 from pbem.letters.views import challenge_view, game_view, title
 from pbem.text.i18n import N_
@@ -139,7 +139,7 @@ class Games(Command):
         )
         challenges = [challenge_view(ctx.session, c) for c in pending]
         allowance = ctx.settings.vacation_days_per_year
-        vacation = {"allowance": allowance, "left": allowance - clock.days_used(ctx.session, ctx.player, now().year)}
+        vacation = {"allowance": allowance, "left": allowance - vacations.days_used(ctx.session, ctx.player, now().year)}
         ctx.reply("games.txt", games=views, challenges=challenges, me=ctx.player.address, vacation=vacation)
 
 

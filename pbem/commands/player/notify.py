@@ -5,7 +5,7 @@ from __future__ import annotations
 from pbem.commands.lines.base import Call, Command, Context, register
 from pbem.core.errors import CommandError
 from pbem.core.wallclock import aware, now
-from pbem.games import clock
+from pbem.games import zones
 from pbem.letters import digest
 from pbem.text.i18n import N_
 from pbem_engine.common.phrases import phrase
@@ -77,6 +77,6 @@ class Notify(Command):
             mode=player.notify,
             at=player.digest_at,
             zone=player.timezone,
-            next=clock.local(due, clock.zone(player.timezone)) if due is not None else None,
+            next=zones.local(due, zones.zone(player.timezone)) if due is not None else None,
             watch=player.watch_mail,
         )

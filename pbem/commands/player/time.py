@@ -7,7 +7,7 @@ from datetime import datetime
 from pbem.commands.lines.base import Call, Command, Context, register
 from pbem.core.errors import CommandError
 from pbem.core.wallclock import now
-from pbem.games import clock
+from pbem.games import clock, vacations, zones
 from pbem.games import store as G
 from pbem.letters import digest, notify
 from pbem.letters.views import game_view
@@ -31,7 +31,7 @@ def _tell_opponents(ctx: Context, event: str, until: datetime | None = None) -> 
     active = G.active_games(ctx.session, ctx.player)
     for game in active:
         opponent = G.opponent(ctx.session, game, ctx.player)
-        shown = clock.local(until, clock.zone(opponent.timezone)) if until is not None else None
+        shown = zones.local(until, zones.zone(opponent.timezone)) if until is not None else None
         ctx.add(notify.tell(ctx.session, event, game, ctx.player, away=ctx.player.name, until=shown))
     return len(active)
 
@@ -60,14 +60,14 @@ class Timezone(Command):
                 phrase("Please give one time zone, written as Region/City."),
                 phrase("Write e.g. {example} or {other}.", example="timezone Europe/Rome", other="timezone America/New_York"),
             )
-        name = clock.parse_zone(args[0])
+        name = zones.parse_zone(args[0])
         ctx.player.timezone = name
         ctx.session.add(ctx.player)
         ctx.session.flush()
         clock.reschedule_player(ctx.session, ctx.player, ctx.settings.reminders)  # weekends off follow the zone
         digest.schedule(ctx.player, now())  # the digest keeps its time on the new zone's clock
         games = [game_view(ctx.session, g, ctx.player) for g in G.active_games(ctx.session, ctx.player)]
-        ctx.reply("timezone.txt", zone=name, local=clock.local(now(), clock.zone(name)), games=games)
+        ctx.reply("timezone.txt", zone=name, local=zones.local(now(), zones.zone(name)), games=games)
 
 
 @register
@@ -96,16 +96,16 @@ class Vacation(Command):
             )
         settings, at = ctx.settings, now()
         allowance = settings.vacation_days_per_year
-        vacation = clock.start_vacation(ctx.session, ctx.player, int(args[0]), at, allowance)
+        vacation = vacations.start_vacation(ctx.session, ctx.player, int(args[0]), at, allowance)
         clock.reschedule_player(ctx.session, ctx.player, settings.reminders)
-        until = clock.local(vacation.ends_at, clock.zone(ctx.player.timezone))
+        until = zones.local(vacation.ends_at, zones.zone(ctx.player.timezone))
         games = _tell_opponents(ctx, "away", vacation.ends_at)
         ctx.reply(
             "vacation.txt",
             days=int(args[0]),
             until=until,
             games=games,
-            remaining=allowance - clock.days_used(ctx.session, ctx.player, at.year),
+            remaining=allowance - vacations.days_used(ctx.session, ctx.player, at.year),
         )
 
 
@@ -127,11 +127,11 @@ class Back(Command):
 
     def run(self, ctx: Context, call: Call) -> None:
         at = now()
-        clock.end_vacation(ctx.session, ctx.player, at)
+        vacations.end_vacation(ctx.session, ctx.player, at)
         clock.reschedule_player(ctx.session, ctx.player, ctx.settings.reminders)
         games = _tell_opponents(ctx, "back")
         ctx.reply(
             "back.txt",
             games=games,
-            remaining=ctx.settings.vacation_days_per_year - clock.days_used(ctx.session, ctx.player, at.year),
+            remaining=ctx.settings.vacation_days_per_year - vacations.days_used(ctx.session, ctx.player, at.year),
         )

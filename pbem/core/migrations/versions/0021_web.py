@@ -26,7 +26,7 @@ def upgrade() -> None:
     with op.batch_alter_table("game") as batch:
         batch.add_column(sa.Column("web_key", sa.String(length=32), nullable=True))
     with op.batch_alter_table("player") as batch:
-        batch.add_column(sa.Column("public", sa.Boolean(), nullable=False, server_default=sa.false()))
+        batch.add_column(sa.Column("public", sa.Boolean(), nullable=False, server_default="0"))  # "0": false in SQLite and PostgreSQL alike; an expression would make SQLite rebuild the table
     op.create_table(
         "ratingpoint",
         sa.Column("id", sa.Integer(), primary_key=True),
