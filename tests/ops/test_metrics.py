@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -154,11 +155,15 @@ def test_metrics_count_a_mail_handled_and_its_reply_sent(tmp_path: Path, daemons
 
 
 @pytest.mark.slow
-def test_without_metrics_port_the_daemon_listens_only_on_the_sandbox_port(tmp_path: Path,
+def test_without_metrics_port_the_daemon_listens_only_on_the_sandbox_and_web_ports(tmp_path: Path,
                                                                             daemons: list[Daemon]) -> None:
     daemon = Daemon(tmp_path)
     daemons.append(daemon)
-    assert _listening(daemon.proc.pid) == {("127.0.0.1", daemon.sandbox_port)}
+    # The sandbox's web face listens too (its address in its readiness line); nothing else does.
+    daemon.wait_for("web pages at")
+    web = re.search(r"web pages at http://127\.0\.0\.1:(\d+)/", daemon.log.read_text())
+    assert web is not None, daemon.log.read_text()
+    assert _listening(daemon.proc.pid) == {("127.0.0.1", daemon.sandbox_port), ("127.0.0.1", int(web.group(1)))}
     assert "metrics on" not in daemon.log.read_text()
 
 
