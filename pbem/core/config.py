@@ -28,7 +28,7 @@ from pydantic import (
 from pydantic.dataclasses import dataclass
 
 from pbem.mail.message.headers import ascii_address
-from pbem.mail.message.signing import DEFAULT_HEADERS, DkimSigner, read_key
+from pbem.mail.message.signing import DEFAULT_HEADERS, ED25519, RSA, DkimSigner, read_key
 from pbem.mail.transport.imap import ImapSettings
 from pbem.mail.transport.oauth import MICROSOFT_SCOPE, TOKEN_URLS, TokenSource
 from pbem.mail.transport.smtp import SmtpSettings
@@ -155,7 +155,18 @@ class Settings:
         'a list of header names that holds "From"', DEFAULT_HEADERS
     )
     dkim_key_file: Annotated[Path, Field(strict=False)] | None = _allowed(
-        "a PEM file with an RSA private key of at least 1024 bits (openssl genrsa), with dkim_selector",
+        "a file with an RSA private key of at least 1024 bits (openssl genrsa) or an Ed25519 one "
+        "(openssl genpkey -algorithm ed25519), with dkim_selector",
+        None, validate_default=True,
+    )
+    # RFC 8463 advises signing with Ed25519 beside RSA (not every verifier knows Ed25519 yet):
+    # a second signature of every mail, with a key of its own published under a selector of its own
+    dkim_ed25519_selector: str | None = _allowed(
+        'a DNS label other than dkim_selector, such as "pbem1e", with dkim_ed25519_key_file', None, pattern=_DNS_NAME
+    )
+    dkim_ed25519_key_file: Annotated[Path, Field(strict=False)] | None = _allowed(
+        "a file with an Ed25519 private key (openssl genpkey -algorithm ed25519), with dkim_ed25519_selector "
+        "and an RSA key in dkim_key_file",
         None, validate_default=True,
     )
 
@@ -182,6 +193,28 @@ class Settings:
         read_key(value)
         return value
 
+    @field_validator("dkim_ed25519_key_file")
+    @classmethod
+    def _second_key_works(cls, value: Path | None, info: ValidationInfo) -> Path | None:
+        """The Ed25519 key of a double signature: an Ed25519 one, beside an RSA key."""
+        selector = info.data.get("dkim_ed25519_selector")
+        if value is None:
+            if selector is not None:
+                raise ValueError("needed with dkim_ed25519_selector")
+            return None
+        if "dkim_ed25519_selector" in info.data and selector is None:
+            raise ValueError("dkim_ed25519_selector is missing")
+        if "dkim_key_file" in info.data and info.data["dkim_key_file"] is None:
+            raise ValueError("the second signature: give the RSA key in dkim_key_file (and dkim_selector)")
+        if selector is not None and selector.lower() == (info.data.get("dkim_selector") or "").lower():
+            raise ValueError("dkim_ed25519_selector must differ from dkim_selector: each key has its own")
+        if read_key(value).algorithm != ED25519:
+            raise ValueError("an RSA key; the second signature takes an Ed25519 one (or leave it out)")
+        first = info.data.get("dkim_key_file")
+        if first is not None and read_key(first).algorithm != RSA:
+            raise ValueError("dkim_key_file holds an Ed25519 key too; give the RSA key there")
+        return value
+
     def __post_init__(self) -> None:
         _ = self.dkim  # read the key now, at start: not at the first mail
 
@@ -191,7 +224,10 @@ class Settings:
         if self.dkim_key_file is None or self.dkim_selector is None:
             return None
         domain = self.dkim_domain or ascii_address("pbem@" + self.domain).partition("@")[2]
-        return DkimSigner(self.dkim_selector, domain, read_key(self.dkim_key_file), self.dkim_headers)
+        second = None
+        if self.dkim_ed25519_key_file is not None and self.dkim_ed25519_selector is not None:
+            second = DkimSigner(self.dkim_ed25519_selector, domain, read_key(self.dkim_ed25519_key_file), self.dkim_headers)
+        return DkimSigner(self.dkim_selector, domain, read_key(self.dkim_key_file), self.dkim_headers, second)
 
     @field_validator("templates_dir")
     @classmethod

@@ -358,5 +358,5 @@ def test_a_wrong_dkim_key_file_stops_serve_and_config_check(tmp_path: Path, comm
     assert done.returncode == 1, done
     lines = [line for line in done.stderr.splitlines() if line.strip() and "pbem starting" not in line]
     assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
-    assert f'[server] dkim_key_file = "{key}"' in lines[0] and "no unencrypted RSA private key" in lines[0]
+    assert f'[server] dkim_key_file = "{key}"' in lines[0] and "no unencrypted RSA or Ed25519 private key" in lines[0]
     assert not (tmp_path / "pbem.sqlite3").exists()

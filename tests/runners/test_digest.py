@@ -84,6 +84,7 @@ def test_a_digest_across_three_games_comes_once_a_day_at_eight_in_rome(any_serve
         first = _digests(server, ALICE)
         assert len(first) == 1
         assert first[0]["Subject"].startswith("[pbem] Your digest: 3 games wait for your move")
+        assert first[0]["Auto-Submitted"] == "auto-generated"  # RFC 3834: it answers no mail of hers
         body = text(first[0])
         for n, name in enumerate(("bob", "carol", "dave"), start=1):
             assert f"Game #{n}, " in body and f"against {name}" in " ".join(body.split())
