@@ -101,7 +101,8 @@ OLD = [
      'The game is over (both players passed with 0 captures each); no more moves can be played.',
      ''),
     (_parse("myriades", "d4"),
-     '"d4": a move needs a start and an end square, e.g. d4-d1.',
+     '"d4" alone is no turn: a turn places a stone of your supply, e.g. 17@d4, after moving one of '
+     'yours first if you wish, e.g. d4-d1 17@d4.',
      'For example: 0@a1.'),
     (_parse("myriades", "17"),
      '"17": say where to place it, e.g. 17@d4.',
