@@ -114,7 +114,7 @@ class Settings:
     # `say`: the longest relayed message (characters) and how many a player may relay a day
     say_max_chars: int = _allowed("a whole number of characters from 1 to 2000", 1000, ge=1, le=2000)
     say_max_per_day: int = _allowed("a whole number, 0 or more", 20, ge=0, le=1000)
-    # caps on what a proven player can make us send to others (pbem.trust.proof, pbem.caps), per day (UTC)
+    # caps on what a proven player can make us send to others (pbem.trust.proof), per day (UTC)
     max_invitations_per_day: int = _allowed("a whole number from 0 to 100", 3, ge=0, le=100)  # to addresses that never wrote
     max_ladder_challenges_per_pair_per_day: int = _allowed("a whole number from 1 to 100", 1, ge=1, le=100)
     max_relays_per_pair_per_day: int = _allowed("a whole number from 1 to 1000", 10, ge=1, le=1000)  # `say`
@@ -333,7 +333,7 @@ class ImapSection(_Section):
     processed_folder: str | None = _allowed("a folder name, other than folder", "Processed", min_length=1)
     idle: bool = _allowed("true or false", True)
     poll_interval: Seconds = _allowed("seconds above 0, at most 3600", 60.0, gt=0, le=3600)
-    # caps on what a proven player can make us send to others (pbem.trust.proof, pbem.caps), per day (UTC)
+    # caps on what a proven player can make us send to others (pbem.trust.proof), per day (UTC)
     max_invitations_per_day: int = _allowed("a whole number from 0 to 100", 3, ge=0, le=100)  # to addresses that never wrote
     max_ladder_challenges_per_pair_per_day: int = _allowed("a whole number from 1 to 100", 1, ge=1, le=100)
     max_relays_per_pair_per_day: int = _allowed("a whole number from 1 to 1000", 10, ge=1, le=1000)  # `say`
