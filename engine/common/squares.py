@@ -15,6 +15,8 @@ GO_LETTERS = LETTERS.replace("i", "")
 #: a square's shape in a pattern: letters then digits (a regex fragment, no groups)
 SQUARE = r"[a-z]{1,2}\d{1,3}"
 _SPLIT = re.compile(r"([a-z]+)(\d+)")
+#: a move whose squares are written number first (`5c`, `5c-3e`)
+_TURNED = re.compile(r"^(\d{1,2})([a-z])(?:-(\d{1,2})([a-z]))?$", re.IGNORECASE)
 
 
 def _alphabet(skip_i: bool) -> str:
@@ -80,3 +82,13 @@ def columns_text(size: int, skip_i: bool = False) -> str:
     if skip_i and size >= 9:
         return "a-h, j" if size == 9 else f"a-h, j-{names[-1]}"
     return f"a-{names[-1]}"
+
+
+def turned(text: str) -> tuple[str, str] | None:
+    """A move written with its squares number first, as (its first square, the move) the right
+    way round: `5c` -> ("c5", "c5"), `5c-3e` -> ("c5", "c5-e3"); None for any other text."""
+    found = _TURNED.match(text)
+    if found is None:
+        return None
+    square = f"{found[2]}{found[1]}".lower()
+    return square, square + (f"-{found[4]}{found[3]}".lower() if found[3] else "")

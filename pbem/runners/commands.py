@@ -13,7 +13,6 @@ is listed with the lines that were not commands instead of drawing an error.
 from __future__ import annotations
 
 import logging
-import re
 
 from pbem.commands.lines import base
 from pbem.commands.lines.args import split_game
@@ -26,6 +25,7 @@ from pbem.games import store as G
 from pbem.letters.views import forget, game_view
 from pbem.trust import proof as trust
 from pbem.trust import tokens
+from pbem_engine.common import squares
 from pbem_engine.common.phrases import phrase
 
 log = logging.getLogger(__name__)
@@ -143,17 +143,13 @@ def _check_unproven(ctx: Context, lines: list[Line], ignored: list[str]) -> tupl
     return kept, list(games.values())
 
 
-#: a square written number first (`5c`, `5c-3e`): a move, with its squares the wrong way round
-_TURNED = re.compile(r"^(\d{1,2})([a-z])(?:-(\d{1,2})([a-z]))?$", re.IGNORECASE)
-
-
 def _turned_square(line: Line, exc: CommandError) -> CommandError | None:
     """The error for a bare line that is a move with its squares written number first (`5c`):
     no chatter, but a move the notation did not take; else None (the line is chatter)."""
-    if len(line.words) != 1 or (found := _TURNED.match(line.words[0])) is None:
+    found = squares.turned(line.words[0]) if len(line.words) == 1 else None
+    if found is None:
         return None
-    square = f"{found[2]}{found[1]}".lower()
-    written = square + (f"-{found[4]}{found[3]}".lower() if found[3] else "")
+    square, written = found
     return CommandError(
         phrase('"{line}": a square is written letter then number, e.g. {square}.', line=line.words[0],
                square=square),

@@ -58,3 +58,9 @@ def test_every_game_draws_through_the_grid_within_72_columns(name: str) -> None:
     board = rules.render(rules.start(), names=("A very long player name indeed", "Bob"))
     assert max(len(line) for line in board.splitlines()) <= grid.WIDTH
     assert board.splitlines()[0].split() == squares.columns(len(board.splitlines()[0].split()), name == "capturego")
+
+
+def test_a_move_written_number_first_is_read_the_right_way_round() -> None:
+    assert squares.turned("5c") == ("c5", "c5")
+    assert squares.turned("5C-3e") == ("c5", "c5-e3")
+    assert squares.turned("c5") is None and squares.turned("5") is None and squares.turned("hello") is None
