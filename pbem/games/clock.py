@@ -258,21 +258,13 @@ def _pauses(holidays: list[Vacation]) -> list[tuple[datetime, datetime]]:
 
 
 def _deadline(game: Game, mover: Player, holidays: list[Vacation]) -> datetime | None:
-    """The turn's deadline; None for a game with no clock (`clock=none`)."""
-    if game.clock is not None:
-        budget = control(game).budget(_sides(game), game.turn)
-        if budget is None or game.turn_started_at is None:
-            return None
-        return tc.deadline(game.turn_started_at, timedelta(seconds=budget + game.clock_credit), _pauses(holidays),
-                           game.weekends_off, zone(mover.timezone))
-    return deadline(
-        game.turn_started_at,
-        game.days,
-        [(v.starts_at, v.ends_at) for v in holidays],
-        game.weekends_off,
-        zone(mover.timezone),
-        timedelta(seconds=game.clock_credit),
-    )
+    """The turn's deadline, whatever the kind of clock (days per move included); None for a game
+    with no clock (`clock=none`)."""
+    budget = control(game).budget(_sides(game), game.turn)
+    if budget is None or game.turn_started_at is None:
+        return None
+    return tc.deadline(game.turn_started_at, timedelta(seconds=budget + game.clock_credit), _pauses(holidays),
+                       game.weekends_off, zone(mover.timezone))
 
 
 def view(session: Session, game: Game, viewer: Player | None) -> dict[str, Any] | None:
