@@ -38,12 +38,9 @@ def play(
     asked = _asked_back(session, game)
     record, effects = G.play(session, game, player, text, message_id, at)
     remarks.attach(session, game, player, message_id, record.ply)  # a `say` of this mail
-    told = notify.tell(session, "moved", game, player, move=record.notation, taken=effects.taken)
-    if asked is not None:  # the opponent moved instead of answering: the asker learns it lapsed
-        for letter in told:
-            if letter.template == "your_move.txt" and letter.player.id != player.id:
-                letter.data["takeback_lapsed"] = asked
-    letters.extend(told)
+    # `takeback_lapsed`: the opponent moved instead of answering; the asker's your-move mail says so
+    letters.extend(notify.tell(session, "moved", game, player, move=record.notation, taken=effects.taken,
+                               takeback_lapsed=asked))
     conditionals.respond(session, game, record, sender, letters, at)  # the opponent's lines answer
     clock.reschedule(session, game, reminders, fresh=True)  # after the mails: their players are loaded
     return record
