@@ -115,14 +115,18 @@ def queue(
     letters = sorted(letters, key=lambda letter: letter.template in notify.ASIDES)  # asides last
     language = language or player.language  # every mail in its reader's language: two players of a game may differ
     # each section rendered once for both parts: the sketch gives the text and the HTML
-    sketches = [templates.sketch(letter.template, language, **letter.data) for letter in letters]
-    rendered = [templates.text(sketch) for sketch in sketches]
     heads, several = headings(letters)
+    extra = {"several": True} if several else {}  # its sections name their game in every example
+    sketches = [templates.sketch(letter.template, language, **letter.data, **extra) for letter in letters]
+    rendered = [templates.text(sketch) for sketch in sketches]
     if several:  # a reply about several games is about none: a bare move in its answer must name its game
         game = None
         text, shown = templates.render("_several.txt", language=language, ids=", ".join(f"#{g}" for g in several)).subject, None
     else:
-        first = next((i for i, r in enumerate(rendered) if r.subject), None)
+        # the subject of the section about the game, if one is (a move confirmed among other
+        # answers must come under its game's tag: a reply to it then acts on that game)
+        titled = [i for i, r in enumerate(rendered) if r.subject]
+        first = next((i for i in titled if letters[i].game_id is not None), titled[0] if titled else None)
         text = rendered[first].subject if first is not None else settings.name
         tagged = letters[first].game_id if first is not None else None
         shown = None

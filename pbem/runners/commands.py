@@ -177,7 +177,8 @@ def _run_line(ctx: Context, line: Line, trusted: bool = False) -> None:
         game_id, args = (line.game, args) if line.game is not None else split_game(args)
         acting = command.name if command.needs_current_board else None  # its example: `#42 c4`
         try:
-            game = G.find_game(ctx.session, ctx.player, game_id, ctx.game_hint, acting=acting)
+            hint = ctx.game_hint if ctx.game_hint is not None or command.name != "move" else ctx.move_hint
+            game = G.find_game(ctx.session, ctx.player, game_id, hint, acting=acting)
         except CommandError as exc:
             missing = exc  # said after the proof, which matters more
         ctx.line_game = game
@@ -226,6 +227,8 @@ def _unseen(ctx: Context, game: Game, line: Line) -> CommandError | None:
     if game.id in ctx.touched or ctx.evidence.covers(game):
         return None
     if trust.outdated(ctx.evidence, game.id):
+        if trust.caught_up(ctx.session, ctx.envelope, ctx.evidence, ctx.player, game):
+            return None
         return CommandError(
             phrase(
                 "Your mail answers an older board of game #{game}; the game has changed since, "

@@ -23,7 +23,7 @@ from pbem.commands.lines.base import Context
 from pbem.commands.player import language
 from pbem.core.config import Settings
 from pbem.core.db import transaction
-from pbem.core.models import Challenge, Game, InboundMessage, Outbox
+from pbem.core.models import Challenge, Game, InboundMessage, Outbox, Player
 from pbem.core.wallclock import now
 from pbem.games import players
 from pbem.letters import bounces, notify, post
@@ -141,6 +141,7 @@ class Service:
             evidence=evidence,
             game_hint=self._game_hint(session, envelope),
         )
+        ctx.move_hint = _awaiting(session, player, evidence) if ctx.game_hint is None else None
         ignored = runner.run(ctx, reading)
         language.settle(ctx, reading)  # a new player's first mail: the language of every mail to them
         if lifted and player.stopped_at is None:  # not stopped again by this very mail
@@ -237,3 +238,13 @@ def nothing_done(ctx: Context) -> dict[str, Any]:
             or challenge.opponent_id not in (None, ctx.player.id):
         return {"challenge": None, "me": ctx.player.address}
     return {"challenge": challenge.id, "me": ctx.player.address}
+
+
+def _awaiting(session: Session, player: Player, evidence: trust.Evidence) -> int | None:
+    """The one game, of those the answered mail showed, that waits for the sender's move (None
+    if none or several): our mail about several games, or a digest, invites a bare move for it."""
+    waiting = [
+        game.id for game in (session.get(Game, gid) for gid in sorted(evidence.shown))
+        if game is not None and game.status == "active" and game.side_of(player.id) == game.turn
+    ]
+    return waiting[0] if len(waiting) == 1 else None

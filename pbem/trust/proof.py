@@ -22,7 +22,7 @@ from sqlmodel import Session, func, select
 
 from pbem.core.config import Settings
 from pbem.core.db import keep
-from pbem.core.models import Challenge, Game, InboundMessage, Outbox, Player
+from pbem.core.models import Challenge, Game, InboundMessage, Move, Outbox, Player
 from pbem.core.work import work_of
 from pbem.mail.message import notation
 from pbem.mail.message.inbound import Envelope
@@ -183,6 +183,36 @@ def outdated(evidence: Evidence, game_id: int) -> bool:
     """Whether the mail answers a board of the game older than the one it had when the mail came."""
     seen, current = evidence.seen.get(game_id), evidence.versions.get(game_id)
     return seen is not None and current is not None and seen < current
+
+
+def caught_up(session: Session, envelope: Envelope, evidence: Evidence, player: Player, game: Game) -> bool:
+    """Whether a mail that answers an older board of `game` may act on the board as it is now.
+
+    Mails cross: the notice of the opponent's move can reach the player before our answer to
+    their own, which they then take for the newest. Their reply can mean nothing but today's
+    board when, since the mail it answers, they have neither moved in the game nor written us
+    a proven mail (whatever it said: a replayed mail of theirs finds itself here), and our
+    mail with the board as it stands has gone to them."""
+    seen = evidence.seen.get(game.id)
+    if seen is None or game.id is None:
+        return False
+    since = (
+        select(func.min(Outbox.created_at))
+        .where(Outbox.player_id == player.id, Outbox.game_id == game.id, Outbox.game_version == seen)
+        .scalar_subquery()
+    )
+    moved = select(func.count(Move.id)).where(
+        Move.game_id == game.id, Move.player_id == player.id, Move.created_at > since).scalar_subquery()
+    wrote = select(func.count(InboundMessage.id)).where(
+        InboundMessage.sender == player.address, InboundMessage.received_at > since,
+        InboundMessage.proof.is_not(None), InboundMessage.message_id != envelope.message_id,
+    ).scalar_subquery()
+    mailed = select(func.count(Outbox.id)).where(
+        Outbox.player_id == player.id, Outbox.game_id == game.id, Outbox.game_version == game.version,
+        Outbox.status == "sent",
+    ).scalar_subquery()
+    row = session.execute(select(since, moved, wrote, mailed)).one()
+    return row[0] is not None and row[1] == 0 and row[2] == 0 and row[3] > 0
 
 
 def dmarc_pass(envelope: Envelope, authserv_id: str) -> bool:

@@ -66,6 +66,9 @@ class Context:
     inbound: InboundMessage
     evidence: Evidence
     game_hint: int | None = None
+    #: in a reply to our mail about several games (which names none), the one of them that
+    #: waits for the sender's move: a bare move there means it, as the mail invited
+    move_hint: int | None = None
     letters: list[Letter] = field(default_factory=list)
     #: a command with proof changed something: its answer is never rationed (a loop cannot
     #: make valid changes, and a player must hear that their move was played)
