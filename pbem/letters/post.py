@@ -27,6 +27,7 @@ from pbem.letters import views as present
 from pbem.letters.notify import Letter, digested
 from pbem.mail.message import outbound
 from pbem.text import htmlmail
+from pbem.text.i18n import speaker
 from pbem.text.templates import Templates
 from pbem.trust import proof as trust
 from pbem.trust import tokens
@@ -135,7 +136,8 @@ def queue(
         if letters[0].reply:
             game = shown  # the subject, the Reply-To and a reply to it all name the game whose board it shows
     token = tokens.minted(player, game)  # the mail's own: a reply to it proves which mail it answers
-    subject = trust.subject(text, player, shown, token if shown is game else None)
+    names, titles = _named(player, letters, language)
+    subject = trust.subject(text, player, shown, token if shown is game else None, names, titles)
     facts = {
         "ignored": list(ignored), "player": player, "game_id": game.id if game is not None else None,
         "heads": heads,
@@ -191,6 +193,25 @@ def queue(
         row.token = tokens.mac(player, token)
     _threaded(session, player, game, message_id)
     return row
+
+
+def _named(player: Player, letters: Sequence[Letter], language: str) -> tuple[list[str], list[str]]:
+    """The players a mail may name in its subject and the titles of its games, in the reader's
+    language: what `notation.fit_subject` shortens first in a long subject."""
+    names, titles = [player.name], []
+    for letter in letters:
+        for key in ("game", "challenge"):
+            view = letter.data.get(key)
+            if not isinstance(view, dict):
+                continue
+            names.extend(view[k] for k in ("you", "opponent") if isinstance(view.get(k), str))
+            names.extend(p["name"] for p in view.get("players") or () if isinstance(p, dict) and "name" in p)
+            challenger = view.get("challenger")
+            if isinstance(challenger, dict) and isinstance(challenger.get("name"), str):
+                names.append(challenger["name"])
+            if view.get("title"):
+                titles.append(speaker(language).say(view["title"]))
+    return names, titles
 
 
 def _shown(letters: Sequence[Letter], game: Game | None) -> dict | None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlmodel import Session, select
 
-from pbem.core.models import Entry, Game, Player, Rating, Tournament, TournamentGame
+from pbem.core.models import Entry, Game, Player, Rating, RatingPoint, Tournament, TournamentGame
 from pbem.games import clock
 from pbem.tournaments import standings
 from pbem.tournaments.pairing import Pairing
@@ -91,6 +91,26 @@ def _mark(mark: standings.Mark) -> str:
     return _points(mark.points)
 
 
+def _ratings(session: Session, tournament: Tournament, players: list[int]) -> dict[int, float]:
+    """Each player's rating in the tournament's game: now, or for a finished tournament as it
+    stood when it ended (their later games do not change its table)."""
+    ratings = {
+        r.player_id: r.rating
+        for r in session.exec(select(Rating).where(Rating.kind == tournament.kind, Rating.player_id.in_(players)))
+    }
+    if tournament.status == "finished" and tournament.finished_at is not None:
+        ratings.update(  # the last point of each history up to the end (none kept before it: today's)
+            (point.player_id, point.rating)
+            for point in session.exec(
+                select(RatingPoint)
+                .where(RatingPoint.kind == tournament.kind, RatingPoint.player_id.in_(players),
+                       RatingPoint.at <= tournament.finished_at)
+                .order_by(RatingPoint.at, RatingPoint.id)
+            )
+        )
+    return ratings
+
+
 def view(session: Session, tournament: Tournament, viewer: Player | None = None) -> dict[str, Any]:
     """Everything a mail or the admin's `show` says of a tournament."""
     if tournament.format == "ladder":
@@ -100,10 +120,7 @@ def view(session: Session, tournament: Tournament, viewer: Player | None = None)
     rows = boards(session, tournament)
     standing = table(session, tournament)
     cross = standings.crosstable(standing, results(rows))
-    ratings = {
-        r.player_id: r.rating
-        for r in session.exec(select(Rating).where(Rating.kind == tournament.kind, Rating.player_id.in_(list(players))))
-    }
+    ratings = _ratings(session, tournament, list(players))
     by_player = {e.player_id: e for e in field}
     table_rows = []
     for number, s in enumerate(standing.rows, start=1):

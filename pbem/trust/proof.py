@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hmac
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, time
 
@@ -61,14 +62,19 @@ def stopping(session: Session, settings: Settings, envelope: Envelope) -> Player
     return None
 
 
-def subject(text: str, player: Player, game: Game | None, token: tokens.Token | None = None) -> str:
+def subject(
+    text: str, player: Player, game: Game | None, token: tokens.Token | None = None, names: Iterable[str] = (),
+    titles: Iterable[str] = (),
+) -> str:
     """Our subject: `[pbem #42] text [k:TOKEN]` for a mail that shows a game, `[pbem] text` else.
 
     The tag marks our subjects, so a reply's "Re: ..." is never read as a command; the token
-    there serves clients that drop our Reply-To."""
+    there serves clients that drop our Reply-To. A long one is shortened in the players' `names`
+    and the game's `titles` first (`notation.fit_subject`)."""
     if game is None or game.id is None:
-        return notation.format_subject(text)
-    return notation.format_subject(text, game.id, tokens.format_token(player, token or tokens.minted(player, game)))
+        return notation.format_subject(text, names=names, titles=titles)
+    token_text = tokens.format_token(player, token or tokens.minted(player, game))
+    return notation.format_subject(text, game.id, token_text, names, titles)
 
 
 def personal_address(settings: Settings, player: Player) -> str:

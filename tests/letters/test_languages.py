@@ -18,6 +18,7 @@ import pbem_engine
 from pbem.core.models import Game, Player
 from pbem.core.wallclock import now
 from pbem.games import players
+from pbem.mail.message.notation import MAX_SUBJECT, parse_subject
 from pbem.text import catalogs
 from pbem.text.i18n import LANGUAGES, speaker
 from tests.languages import english_left, too_wide, without_quotes
@@ -43,6 +44,7 @@ def test_every_mail_speaks_the_readers_language(language, tmp_path) -> None:
             reads = {p.address: p.language for p in session.exec(select(Player)) if p.bot_level is None}
         # Dora, new to the script, wrote one mail without proof: answered in Russian, stored nothing
         assert set(reads.values()) <= {language, "en"}
+        titles = tuple(speaker(language).gettext(pbem_engine.create(name).title) for name in pbem_engine.names())
         for row in rows:
             mail = parse(row.message)
             language = mail["Content-Language"]
@@ -53,6 +55,9 @@ def test_every_mail_speaks_the_readers_language(language, tmp_path) -> None:
             left = english_left(body, language)
             assert left == [], f"{where}: English left in\n{body}\n{left}"
             assert english_left(mail["Subject"], language) == [], f"{where}: {mail['Subject']}"
+            # within 78 characters, or shortened as far as it goes: its title left out (its words stay)
+            shortened = not parse_subject(mail["Subject"]).text.startswith(titles)
+            assert len(mail["Subject"]) <= MAX_SUBJECT or shortened, f"{where}: {mail['Subject']}"
             html = mail.get_body(("html",))
             if html is not None:
                 words = inscriptis.get_text(without_quotes(html.get_content()))

@@ -6,6 +6,7 @@ from sqlmodel import Session, select
 
 from pbem.commands.lines import reader
 from pbem.core.models import Challenge, Game, Outbox
+from pbem.mail.message.notation import MAX_SUBJECT
 from pbem.text.i18n import speaker
 from pbem.text.templates import Templates
 from tests.mailer import compose, parse, reply_to, text
@@ -201,6 +202,11 @@ def test_every_template_is_sent_and_reads_safely(server) -> None:
         mail = parse(row.message)
         kinds.add(mail["Auto-Submitted"])
         body = text(mail)
+        assert len(mail["Subject"]) <= MAX_SUBJECT, f"{row.template}: {mail['Subject']}"
+        lines = body.replace("\r\n", "\n").splitlines()
+        for before, line in zip(lines, lines[1:], strict=False):  # the clock stands apart from what precedes it
+            if line.startswith(("Your deadline:", "Deadline for ")):
+                assert before == "", f"{row.template}: no blank line before {line!r}"
         for line in body.splitlines()[1:]:
             assert len(line) <= 72, f"{row.template}: too wide: {line!r}"
             assert reader.classify(line.strip()) is None, f"{row.template}: {line!r} reads as a command"

@@ -7,11 +7,12 @@ from sqlmodel import Session, select
 
 from pbem.commands.lines import reader
 from pbem.core.db import transaction
-from pbem.core.models import Entry, Game, Outbox, Player, TournamentGame
+from pbem.core.models import Entry, Game, Outbox, Player, Rating, TournamentGame
 from pbem.core.wallclock import now
 from pbem.games import store as G
 from pbem.letters import post
 from pbem.runners import tournaments as tournament_rounds
+from pbem.tournaments import table
 from pbem.tournaments import tournament as T
 from tests.languages import english_left, too_wide
 from tests.mailer import parse, text
@@ -333,3 +334,32 @@ def test_every_tournament_mail_speaks_the_readers_language(server, language) -> 
         assert english_left(mail["Subject"], language) == [], mail["Subject"]
     assert sent == {"tournaments", "tournament_joined", "tournament_left", "tournament", "tournament_game",
                     "tournament_final", "tournament_withdrawn", "tournament_forfeit"}
+
+
+def test_a_finished_tournaments_table_keeps_the_ratings_it_ended_with(server) -> None:
+    tid = _start(server, "swiss", rounds=2)
+    settings = server.service.settings
+    for number in (1, 2):
+        for game in _games(server, tid, number):
+            server.say(_address(server, game.player1_id), f"resign {game.id}")
+        assert tournament_rounds.advance_due(server.engine, settings) == 1
+
+    def changes() -> dict[str, int | None]:
+        with Session(server.engine) as session:
+            shown = table.view(session, T.get(session, tid))
+            return {row["address"]: row["rating_change"] for row in shown["table"]}
+
+    at_the_end = changes()
+    assert all(change is not None and change != 0 for change in at_the_end.values()), at_the_end
+    first, second = PLAYERS[0], PLAYERS[1]  # a rated game after the tournament moves their ratings
+    server.say(first, f"challenge ataxx {second} colour=first")
+    server.say(second, "accept")
+    server.say(second, "resign")
+    with Session(server.engine) as session:
+        later = session.exec(select(Game).order_by(Game.id.desc())).first()
+        assert later.status == "finished" and later.winner == 0
+        now_rated = {r.player_id: r.rating for r in session.exec(select(Rating).where(Rating.kind == "ataxx"))}
+        pid = session.exec(select(Player.id).where(Player.address == first)).one()
+        start = session.exec(select(Entry.rating_start).where(Entry.tournament_id == tid, Entry.player_id == pid)).one()
+    assert round(now_rated[pid] - start) != at_the_end[first]  # the rating itself moved on
+    assert changes() == at_the_end

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pbem.mail.message.headers import clean_subject
@@ -22,6 +23,7 @@ TOKEN_MIN = 10
 TOKEN_MAX = 32
 MAX_SUBJECT_TOKENS = 3  # a subject may carry thousands of guesses: only a few are ever tried
 TAG = "pbem"
+MAX_SUBJECT = 78  # RFC 5322's line length: a longer subject is cut short by many clients
 
 _TOKEN = rf"(?:\d{{1,9}}\.){{0,2}}[0-9a-f]{{{TOKEN_MIN},{TOKEN_MAX}}}"
 _TOKEN_RE = re.compile(rf"^{_TOKEN}$")
@@ -140,19 +142,70 @@ class SubjectTag:
     text: str  # the subject without reply prefixes, our tag and tokens; spaces collapsed
 
 
-def format_subject(text: str, game_id: int | None = None, token: str | None = None) -> str:
+def format_subject(
+    text: str, game_id: int | None = None, token: str | None = None, names: Iterable[str] = (),
+    titles: Iterable[str] = (),
+) -> str:
     """`[pbem #42] text [k:TOKEN]` for a game's mail, `[pbem] text` for any other.
 
     The tag goes first so that filters and bots matching `[pbem #42]` keep working and a reply's
-    "Re: ..." is never read as a command; the token goes last, where clients leave it alone."""
+    "Re: ..." is never read as a command; the token goes last, where clients leave it alone.
+    Within `MAX_SUBJECT` characters (`fit_subject`): the players' `names` are shortened and the
+    game's title (one of `titles`, which the tag stands for) left out before any other word;
+    never the tag nor the token, which a reply must carry back whole."""
     if token is not None:
         _check_token(token)
     if game_id is not None and game_id < 0:
         raise ValueError(f"a game id is not negative: {game_id}")
     tag = f"[{TAG} #{game_id}]" if game_id is not None else f"[{TAG}]"
-    words = " ".join(text.split())
+    end = f" [k:{token}]" if token is not None else ""
+    words = fit_subject(" ".join(text.split()), MAX_SUBJECT - len(tag) - 1 - len(end), names, titles)
     subject = f"{tag} {words}" if words else tag
-    return f"{subject} [k:{token}]" if token is not None else subject
+    return subject + end
+
+
+def fit_subject(text: str, room: int, names: Iterable[str] = (), titles: Iterable[str] = ()) -> str:
+    """`text` within `room` characters if it can be, losing the least first: the players' names
+    cut to their first word; then the game's title that opens it (`Ataxx: `, which the tag says
+    too); then the names cut to a few letters with an ellipsis, longest first. Never a word of
+    what happened: "you won" cut off would be worse than a long subject."""
+    if len(text) <= room:
+        return text
+    known = sorted({n.strip() for n in names if n and n.strip()}, key=len, reverse=True)
+    text = _renamed(text, {name: _first_word(name) for name in known})
+    if len(text) <= room:
+        return text
+    for title in titles:
+        if title and text.startswith(title) and len(text) > len(title) and not text[len(title)].isalnum():
+            text = text[len(title):].lstrip(" :：-")
+            break
+    if len(text) <= room:
+        return text
+    short = [_first_word(name) for name in known]
+    clipped = text
+    for letters in (12, 6):
+        clipped = text
+        for name in short:
+            clipped = _renamed(clipped, {name: _clipped(name, letters)})
+            if len(clipped) <= room:
+                return clipped
+    return clipped  # as short as it gets: every word left says something, longer rather than cut
+
+
+def _renamed(text: str, names: dict[str, str]) -> str:
+    """Each name, where it stands as a word, written as its short form."""
+    for name, short in names.items():
+        if short != name:
+            text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", short, text)
+    return text
+
+
+def _first_word(name: str) -> str:
+    return name.split()[0] if " " in name else name
+
+
+def _clipped(name: str, letters: int) -> str:
+    return name if len(name) <= letters + 1 else name[:letters].rstrip() + "\u2026"
 
 
 def parse_subject(subject: str) -> SubjectTag:

@@ -5,9 +5,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pbem.mail.message.notation import (
+    MAX_SUBJECT,
     MAX_SUBJECT_TOKENS,
     PlusAddress,
     find_message_ids,
+    fit_subject,
     format_message_id,
     format_reply_to,
     format_subject,
@@ -69,7 +71,8 @@ def test_subject_round_trip(text, game_id, token):
     assert tag.ours
     assert tag.game_id == game_id
     assert tag.tokens == ((token,) if token else ())
-    assert tag.text == " ".join(text.split())
+    written = " ".join(text.split())
+    assert tag.text == written  # no names, no titles given: nothing to shorten
     # a reply keeps all of it behind its prefix
     assert parse_subject(f"Re: AW: {subject}").tokens == tag.tokens
 
@@ -114,3 +117,37 @@ def test_tokens_may_carry_the_versions_they_were_written_for():
     subject = format_subject("Ataxx: your move", 42, "7.3.0123456789abcdef")
     assert parse_subject(f"Re: {subject}").tokens == ("7.3.0123456789abcdef",)
     assert parse_reply_to("game+g42-1.2.3.0123456789abcdef@pbem.example", "game", "pbem.example") is None
+
+
+TOKEN = "4.16.0123456789abcdef012345"
+
+
+@pytest.mark.parametrize(
+    ("text", "names", "expected"),
+    [
+        ("Ataxx: game on against Alexandra Liddell", ["Alexandra Liddell", "bob"],
+         "Ataxx: game on against Alexandra"),  # the first word is enough
+        ("Capture Go: your move, Alexandra Liddell (move 12)", ["Alexandra Liddell"],
+         "your move, Alexandra (move 12)"),  # then the title, which the tag stands for
+        ("Ataxx: game over, 0-1, bot-capturego-11 won", ["bot-capturego-11", "Alexandra"],
+         "game over, 0-1, bot-captureg… won"),  # then a few letters of the longest name
+        ("Ataxx: your move, Al (move 3)", ["Al"], "Ataxx: your move, Al (move 3)"),  # short: untouched
+    ],
+)
+def test_a_long_subject_loses_names_and_title_first_never_its_tag_or_token(text, names, expected) -> None:
+    subject = format_subject(text, 42, TOKEN, names, ["Ataxx", "Capture Go"])
+    assert len(subject) <= MAX_SUBJECT
+    assert subject == f"[pbem #42] {expected} [k:{TOKEN}]"
+    tag = parse_subject(subject)
+    assert (tag.game_id, tag.tokens) == (42, (TOKEN,))
+
+
+def test_what_happened_is_never_cut_even_when_the_subject_stays_long() -> None:
+    text = "Ataxx: you asked to take back your move, and more words"
+    subject = format_subject(text, 42, TOKEN, [], ["Ataxx"])
+    assert subject == f"[pbem #42] you asked to take back your move, and more words [k:{TOKEN}]"
+
+
+def test_a_name_is_cut_only_where_it_stands_as_a_word() -> None:
+    assert fit_subject("Alice Liddell and Alice Liddellson", 30, ["Alice Liddell"]) == "Alice and Alice Liddellson"
+    assert fit_subject("Alice Liddell vs Bob", 12, ["Alice Liddell"]) == "Alice vs Bob"
