@@ -107,6 +107,7 @@ _CUT_LOCK = threading.Lock()  # the daemon's threads load the dictionary once be
 
 
 def _segmenter() -> Callable[[str], list[str]]:
+    """rjieba's cut, its dictionary loaded on the first call (half a second) and kept."""
     global _CUT
     if _CUT is None:
         with _CUT_LOCK:
@@ -123,8 +124,12 @@ def _segmenter() -> Callable[[str], list[str]]:
 def word_ends(line: str) -> frozenset[int]:
     """Where the Chinese words of `line` end (indices into it): a line of Chinese breaks only
     there. The segmenter reads the whole line, so a word is judged in its context."""
+    try:
+        words = _segmenter()(line)
+    except UnicodeEncodeError:  # a lone surrogate (a byte no charset read): U+FFFD, one letter too
+        words = _segmenter()(re.sub("[\ud800-\udfff]", "\ufffd", line))
     ends, at = set(), 0
-    for word in _segmenter()(line):
+    for word in words:
         at += len(word)
         ends.add(at)
     return frozenset(ends)

@@ -142,6 +142,11 @@ def test_chinese_breaks_where_a_reader_would(line: str, columns: int, expected: 
     assert _check(line, columns) == expected
 
 
+def test_a_line_with_an_undecodable_byte_wraps_too() -> None:
+    line = "对手说：你好\udcff，我们下一局吧。"  # surrogateescape's stand-in for a byte no charset read
+    assert "".join(_check(line, 12)) == line
+
+
 def test_closing_marks_stay_after_their_word_and_opening_ones_before_it() -> None:
     line = "如果对手走的不是某组条件着法针对的那一步（例如“c4”），这组就会被删除。"
     for columns in range(8, 40):
