@@ -21,6 +21,7 @@ import click
 
 from pbem.cli.lazygroup import LazyGroup
 from pbem.core.wallclock import aware
+from pbem.text import textwidth
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -203,12 +204,13 @@ def echo_json(data: object) -> None:
 
 
 def table(rows: Sequence[dict], columns: list[tuple[str, str]]) -> None:
-    """A plain text table: (key, heading) columns, widths from the data, every cell on one line."""
+    """A plain text table: (key, heading) columns, widths from the data, every cell on one line.
+    Widths are display columns, as a terminal shows them: a Chinese or Korean letter takes two."""
     cells = [[heading for _, heading in columns]]
     cells += [["" if r.get(key) is None else visible(str(r.get(key))) for key, _ in columns] for r in rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
+    widths = [max(textwidth.width(row[i]) for row in cells) for i in range(len(columns))]
     for row in cells:
-        click.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+        click.echo("  ".join(textwidth.ljust(cell, width) for cell, width in zip(row, widths, strict=True)).rstrip())
 
 
 def fail(message: str) -> click.ClickException:

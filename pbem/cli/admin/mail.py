@@ -23,11 +23,13 @@ from pbem.core.db import transaction
 from pbem.core.models import Bounce, Outbox, Player, Quarantine
 from pbem.core.wallclock import now
 from pbem.runners import quarantine as Q
+from pbem.text import textwidth
 
 
 def _cell(text: str | None, width: int, cut: bool = False) -> str:
+    """`text` padded to `width` display columns (a wide letter takes two), and cut to them if told."""
     text = text or ""
-    return visible(text[:width] if cut else text).ljust(width)
+    return textwidth.ljust(visible(textwidth.cut(text, width) if cut else text), width)
 
 
 @admin.group("quarantine")
@@ -54,7 +56,7 @@ def quarantine_list(ctx: click.Context, sender: str | None, as_json: bool, page:
         return
     for r in rows:
         click.echo(f"{r['id']:<5} {r['at']} {_cell(r['sender'], 30)} {_cell(r['subject'], 30, cut=True)} "
-                   f"{visible(r['error'][:60])}".rstrip())
+                   f"{visible(textwidth.cut(r['error'], 60))}".rstrip())
     more_hint(more, rows)
     if not rows:
         echo("no quarantined messages")
@@ -192,10 +194,10 @@ def bounces(ctx: click.Context, address: str | None, as_json: bool, page: Page) 
         return
     for gone in suppressed:
         click.echo(f"suppressed {_cell(gone['address'], 30)} since {gone['since']} after {gone['hard']} hard"
-                   f" bounces: {visible(gone['reason'][:70])}".rstrip())
+                   f" bounces: {visible(textwidth.cut(gone['reason'], 70))}".rstrip())
     for r in rows:
         kind = "hard" if r["hard"] else "soft"
-        click.echo(f"{r['at']} {_cell(r['address'], 30)} {kind} {visible(r['reason'][:70])}".rstrip())
+        click.echo(f"{r['at']} {_cell(r['address'], 30)} {kind} {visible(textwidth.cut(r['reason'], 70))}".rstrip())
     more_hint(more, rows)
     if not rows:
         echo("no bounces")
