@@ -21,6 +21,7 @@ import pbem_engine
 from pbem.core.models import Game
 from pbem.games import clock, remarks
 from pbem.games import store as G
+from pbem_engine.common.phrases import Phrase
 
 _TAG = re.compile(r'^\[(\w+)\s+"(.*)"\]$')
 _PLY = re.compile(r"^(\d+)\.\s+(\S.*)$")
@@ -337,7 +338,7 @@ def statistics(session: Session, kind: str | None = None) -> list[dict[str, Any]
         rows.append(
             {
                 "kind": name,
-                "title": pbem_engine.lookup(name).title,
+                "title": Phrase(pbem_engine.lookup(name).title),  # said in the reader's language
                 "games": total,
                 "results": shares,
                 "line": ", ".join(f"{s['name']} {s['count']} ({s['percent']:.2f}%)" for s in shares),

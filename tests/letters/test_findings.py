@@ -213,3 +213,18 @@ def test_ok_to_a_challenge_names_accept_with_its_number(server, language) -> Non
     talk = speaker(language)
     assert _holds(mail, talk.gettext("To play, reply with:   %(example)s", example="accept 1"))
     assert "challenge ataxx bob@example.org" not in flat(mail)
+
+
+@pytest.mark.parametrize("language", [code for code in ALL if code != "en"])
+def test_the_stats_mail_names_each_game_in_the_readers_language(server, language) -> None:
+    _speaks(server, ALICE, language)
+    _start(server, "capturego", "size=5 target=1 colour=black")
+    server.say(ALICE, "a2")
+    server.answer(BOB, 1, "a1")
+    server.answer(ALICE, 1, "b1")  # a finished game: the stats count it
+    server.say(ALICE, "stats")
+    mail = server.last(ALICE)
+    body = " ".join(mail.get_body(("plain",)).get_content().split())
+    title = speaker(language).gettext("Capture Go")
+    assert title != "Capture Go" and (f"{title}:" in body or f"{title}：" in body), body
+    assert "Capture Go" not in body and "Capture Go" not in mail["Subject"]
