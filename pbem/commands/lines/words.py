@@ -270,7 +270,7 @@ GAMES: dict[str, dict[str, tuple[str, ...]]] = {
         "ru": ("инфекция",),
         "uk": ("інфекція",),
         "ko": ("감염",),
-        "zh": ("感染",),
+        "zh": ("感染", "感染棋"),  # the title mails show is 感染棋
     },
     "assimilation": {
         "it": ("assimilazione",),
