@@ -177,7 +177,7 @@ def _run_line(ctx: Context, line: Line, trusted: bool = False) -> None:
         game_id, args = (line.game, args) if line.game is not None else split_game(args)
         acting = command.name if command.needs_current_board else None  # its example: `#42 c4`
         try:
-            hint = ctx.game_hint if ctx.game_hint is not None or command.name != "move" else ctx.move_hint
+            hint = ctx.game_hint if ctx.game_hint is not None or acting != "move" else ctx.move_hint
             game = G.find_game(ctx.session, ctx.player, game_id, hint, acting=acting)
         except CommandError as exc:
             missing = exc  # said after the proof, which matters more

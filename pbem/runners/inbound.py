@@ -245,6 +245,6 @@ def _awaiting(session: Session, player: Player, evidence: trust.Evidence) -> int
     if none or several): our mail about several games, or a digest, invites a bare move for it."""
     waiting = [
         game.id for game in (session.get(Game, gid) for gid in sorted(evidence.shown))
-        if game is not None and game.status == "active" and game.side_of(player.id) == game.turn
+        if game is not None and game.status == "active" and game.player_id(game.turn) == player.id
     ]
     return waiting[0] if len(waiting) == 1 else None

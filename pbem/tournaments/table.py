@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbem.core.models import Entry, Game, Player, Rating, RatingPoint, Tournament, TournamentGame
 from pbem.games import clock
@@ -96,16 +96,16 @@ def _ratings(session: Session, tournament: Tournament, players: list[int]) -> di
     stood when it ended (their later games do not change its table)."""
     ratings = {
         r.player_id: r.rating
-        for r in session.exec(select(Rating).where(Rating.kind == tournament.kind, Rating.player_id.in_(players)))
+        for r in session.exec(select(Rating).where(col(Rating.kind) == tournament.kind, col(Rating.player_id).in_(players)))
     }
     if tournament.status == "finished" and tournament.finished_at is not None:
         ratings.update(  # the last point of each history up to the end (none kept before it: today's)
             (point.player_id, point.rating)
             for point in session.exec(
                 select(RatingPoint)
-                .where(RatingPoint.kind == tournament.kind, RatingPoint.player_id.in_(players),
-                       RatingPoint.at <= tournament.finished_at)
-                .order_by(RatingPoint.at, RatingPoint.id)
+                .where(col(RatingPoint.kind) == tournament.kind, col(RatingPoint.player_id).in_(players),
+                       col(RatingPoint.at) <= tournament.finished_at)
+                .order_by(col(RatingPoint.at), col(RatingPoint.id))
             )
         )
     return ratings

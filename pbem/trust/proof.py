@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, time
 
 from sqlalchemy import and_, bindparam, or_
-from sqlmodel import Session, func, select
+from sqlmodel import Session, col, func, select
 
 from pbem.core.config import Settings
 from pbem.core.db import keep
@@ -199,23 +199,23 @@ def caught_up(session: Session, envelope: Envelope, evidence: Evidence, player: 
     board when, since the mail it answers, they have neither moved in the game nor written us
     a proven mail (whatever it said: a replayed mail of theirs finds itself here), and our
     mail with the board as it stands has gone to them."""
-    seen = evidence.seen.get(game.id)
-    if seen is None or game.id is None:
+    seen = evidence.seen.get(game.id) if game.id is not None else None
+    if seen is None:
         return False
     since = (
-        select(func.min(Outbox.created_at))
-        .where(Outbox.player_id == player.id, Outbox.game_id == game.id, Outbox.game_version == seen)
+        select(func.min(col(Outbox.created_at)))
+        .where(col(Outbox.player_id) == player.id, col(Outbox.game_id) == game.id, col(Outbox.game_version) == seen)
         .scalar_subquery()
     )
-    moved = select(func.count(Move.id)).where(
-        Move.game_id == game.id, Move.player_id == player.id, Move.created_at > since).scalar_subquery()
-    wrote = select(func.count(InboundMessage.id)).where(
-        InboundMessage.sender == player.address, InboundMessage.received_at > since,
-        InboundMessage.proof.is_not(None), InboundMessage.message_id != envelope.message_id,
+    moved = select(func.count(col(Move.id))).where(
+        col(Move.game_id) == game.id, col(Move.player_id) == player.id, col(Move.created_at) > since).scalar_subquery()
+    wrote = select(func.count(col(InboundMessage.id))).where(
+        col(InboundMessage.sender) == player.address, col(InboundMessage.received_at) > since,
+        col(InboundMessage.proof).is_not(None), col(InboundMessage.message_id) != envelope.message_id,
     ).scalar_subquery()
-    mailed = select(func.count(Outbox.id)).where(
-        Outbox.player_id == player.id, Outbox.game_id == game.id, Outbox.game_version == game.version,
-        Outbox.status == "sent",
+    mailed = select(func.count(col(Outbox.id))).where(
+        col(Outbox.player_id) == player.id, col(Outbox.game_id) == game.id,
+        col(Outbox.game_version) == game.version, col(Outbox.status) == "sent",
     ).scalar_subquery()
     row = session.execute(select(since, moved, wrote, mailed)).one()
     return row[0] is not None and row[1] == 0 and row[2] == 0 and row[3] > 0

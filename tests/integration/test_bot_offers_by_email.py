@@ -49,7 +49,7 @@ def test_a_bot_refuses_a_draw_when_ahead_and_takes_back_at_level_one(mailrig, tm
     alice, bob = mailrig.address("alice"), mailrig.address("bob")
     try:
         _start(mailrig, "alice", "ataxx bot level=2 colour=first")
-        board = _mail_for(mailrig, "alice", "Confirmed")
+        board = _mail_for(mailrig, "alice", "accepted, your move")
         game_id = _game_of(board)
 
         # Alice plays until the bot judges itself ahead, then offers a draw: it refuses.
@@ -74,7 +74,7 @@ def test_a_bot_refuses_a_draw_when_ahead_and_takes_back_at_level_one(mailrig, tm
 
         # Bob's level-1 bot: his first move and his take-back request wait while the bots are off.
         _start(mailrig, "bob", "ataxx bot level=1 colour=first")
-        started = _mail_for(mailrig, "bob", "Confirmed")
+        started = _mail_for(mailrig, "bob", "accepted, your move")
         bob_game = _game_of(started)
         _switch(db, False)
         first = _human_move(_game(db, bob_game))
@@ -119,7 +119,7 @@ def test_a_level_one_bot_takes_back_a_move_and_its_answer(mailrig, tmp_path) -> 
     carol = mailrig.address("carol")
     try:
         _start(mailrig, "carol", "ataxx bot level=1 colour=first")
-        started = _mail_for(mailrig, "carol", "Confirmed")
+        started = _mail_for(mailrig, "carol", "accepted, your move")
         game_id = _game_of(started)
         first = _human_move(_game(db, game_id))
         mailrig.submit(carol, reply_to(carol, started, first))

@@ -81,7 +81,7 @@ def test_a_whole_game_against_each_bot_level_and_a_kill_while_thinking(mailrig, 
             _start(mailrig, user, f"{CAPTUREGO} bot level={level} colour=first")
         games = {}
         for user, level in people.items():
-            started = _mail_for(mailrig, user, "Confirmed")  # the game's first mail answers the confirmation
+            started = _mail_for(mailrig, user, "accepted, your move")  # the answer to the confirmation: under the game it started
             assert f"bot-capturego-{level} accepted your challenge #" in _flat(started)
             assert f"bot-capturego-{level} is a bot, playing at level {level} of 3" in _flat(started)
             games[user] = int(re.search(r"game #(\d+) has begun", _flat(started)).group(1))
@@ -96,7 +96,7 @@ def test_a_whole_game_against_each_bot_level_and_a_kill_while_thinking(mailrig, 
                     del playing[user]
                     continue
                 assert game.turn == 0 and game.bot_due_at is None  # the bot has answered
-                board = _mail_for(mailrig, user, rf"your move.*\(move {game.ply + 1}\)" if game.ply else "Confirmed")
+                board = _mail_for(mailrig, user, rf"your move.*\(move {game.ply + 1}\)" if game.ply else "accepted, your move")
                 address = mailrig.address(user)
                 mailrig.submit(address, reply_to(address, board, _human_move(game)))
                 moved[game_id] = game.ply

@@ -74,9 +74,9 @@ def test_ask_refuse_ask_again_accept_by_real_mail(mailrig, tmp_path) -> None:
     ]
     assert _subjects(mailrig, "bob")[3:] == game_mails
     assert _subjects(mailrig, "alice")[4:] == [
-        "[pbem #1] Ataxx: you asked to take back your move",
+        "[pbem #1] you asked to take back your move",
         "[pbem #1] Ataxx: take-back refused",
-        "[pbem #1] Ataxx: you asked to take back your move",
+        "[pbem #1] you asked to take back your move",
         "[pbem #1] Ataxx: f2 taken back",
     ]
     with Session(db) as session:
