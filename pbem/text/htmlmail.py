@@ -19,10 +19,12 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import css_inline
-from markupsafe import Markup
+from jinja2 import Template, UndefinedError
+from markupsafe import Markup, escape
 
 from pbem.text import boards
 from pbem.text.i18n import DEFAULT, known
@@ -245,18 +247,102 @@ def page(
     language = known(language)
     parts = [blocks(_html_marks(templates.unwrapped(sketch).body), sketch.boards) for sketch in sections]
     framed = _html_marks(templates.unwrapped(frame).body)
+    shell = _shell(templates, language)  # None: an operator's own `_mail.html`, which shows its blocks itself
+    drawn: list[Markup] = []
     for part in parts:
         for block in part:
             if block["kind"] == "board":
                 block["html"] = _drawn(templates, block["game"], language)
+                if shell is not None:  # a mark while the page is inlined: the board is inlined apart, once
+                    drawn.append(block["html"])
+                    block["html"] = Markup(_BOARD_MARK.format(len(drawn) - 1))
                 if game_url is not None and compact(block["game"], language):
                     block["link"] = game_url
-    html = templates.html(
-        "_mail.html", language=language, blocks=blocks(framed, [], parts), subject=subject,
-        lang=HTML_LANG.get(language, language),
-    )
+    framed_blocks = blocks(framed, [], parts)
+    if shell is None:
+        html = templates.html("_mail.html", language=language, blocks=framed_blocks, subject=subject,
+                              lang=HTML_LANG.get(language, language))
+    else:
+        show = templates.html_environment(language).get_template("_blocks.html").module.show
+        html = shell.head + str(escape(subject)) + shell.middle + str(show(framed_blocks)) + shell.tail
+    html = _INLINER.inline(html)
+    for n, board in enumerate(drawn):
+        html = html.replace(_BOARD_MARK.format(n), _inlined(shell, board), 1)
     # ASCII, other letters as character references, so the part can travel as 7bit, unencoded
-    return _INLINER.inline(html).encode("ascii", "xmlcharrefreplace").decode("ascii")
+    return html.encode("ascii", "xmlcharrefreplace").decode("ascii")
+
+
+#: where a mark stands in a page while its styles are inlined (private-use letters, which no
+#: mail writes): the title, the blocks, a board (its number in the mail)
+_TITLE_MARK, _BODY_MARK, _BOARD_MARK = "\ue020title\ue020", "\ue020body\ue020", "\ue020board {}\ue020"
+_BOARD_START, _BOARD_END = "\ue021", "\ue022"
+
+
+@dataclass(frozen=True)
+class _Shell:
+    """The page of `_mail.html` around its title and its blocks: the same for every mail in a
+    language, so rendered once (the head's stylesheet and its rules for every board size)."""
+
+    template: Template  # the `_mail.html` it was rendered from: an edited file is a new one
+    language: str
+    head: str
+    middle: str
+    tail: str
+
+
+_SHELLS: dict[tuple[int, str], tuple[Template, _Shell | None]] = {}  # (id(template), language) -> ...
+_SHELLS_MAX = 64
+_SHELLS_LOCK = threading.Lock()
+
+
+def _shell(templates: Templates, language: str) -> _Shell | None:
+    """The page around a mail's title and blocks in `language`, rendered once per version of
+    `_mail.html`; None for a `_mail.html` that shows its blocks itself (an operator's own)."""
+    template = templates.html_environment(language).get_template("_mail.html")
+    key = (id(template), language)
+    with _SHELLS_LOCK:
+        found = _SHELLS.get(key)
+    if found is not None and found[0] is template:  # the entry keeps its template: its id is not reused
+        return found[1]
+    shell = None
+    try:
+        page = template.render(subject=Markup(_TITLE_MARK), body=Markup(_BODY_MARK),
+                               lang=HTML_LANG.get(language, language))
+    except UndefinedError:  # no `body`: it shows `blocks` itself
+        page = ""
+    head, _, rest = page.partition(_TITLE_MARK)
+    middle, _, tail = rest.partition(_BODY_MARK)
+    if page.count(_TITLE_MARK) == 1 and page.count(_BODY_MARK) == 1 and _TITLE_MARK not in tail:
+        shell = _Shell(template, language, head, middle, tail)
+    with _SHELLS_LOCK:
+        if len(_SHELLS) >= _SHELLS_MAX:
+            _SHELLS.clear()
+        _SHELLS[key] = (template, shell)
+    return shell
+
+
+_INLINED: dict[str, tuple[_Shell, str]] = {}  # a board's HTML -> (its page, the board with styles inlined)
+_INLINED_MAX = 64
+_INLINED_LOCK = threading.Lock()
+
+
+def _inlined(shell: _Shell, board: Markup) -> str:
+    """A board's HTML with the styles of the page inlined, as css-inline makes them in a whole
+    mail: the board's styles come from the board's own classes alone, so it is inlined once, in
+    a page of its own, and the mover's and the opponent's mails share it."""
+    key = str(board)
+    with _INLINED_LOCK:
+        found = _INLINED.get(key)
+    if found is not None and found[0] is shell:
+        return found[1]
+    page = shell.head + shell.middle + _BOARD_START + key + _BOARD_END + shell.tail
+    inlined = _INLINER.inline(page)
+    inlined = inlined[inlined.index(_BOARD_START) + 1 : inlined.index(_BOARD_END)]
+    with _INLINED_LOCK:
+        if len(_INLINED) >= _INLINED_MAX:
+            _INLINED.clear()
+        _INLINED[key] = (shell, inlined)
+    return inlined
 
 
 def _html_marks(text: str) -> str:
