@@ -248,34 +248,34 @@ def page(
     parts = [blocks(_html_marks(templates.unwrapped(sketch).body), sketch.boards) for sketch in sections]
     framed = _html_marks(templates.unwrapped(frame).body)
     shell = _shell(templates, language)  # None: an operator's own `_mail.html`, which shows its blocks itself
-    drawn: list[Markup] = []
+    drawn: list[tuple[Markup, str | None]] = []  # the boards the page shows, and each inlined before
     for part in parts:
         for block in part:
             if block["kind"] == "board":
                 block["html"] = _drawn(templates, block["game"], language)
-                if shell is not None:  # a mark while the page is inlined: the board is inlined apart, once
-                    drawn.append(block["html"])
-                    block["html"] = Markup(_BOARD_MARK.format(len(drawn) - 1))
+                if shell is not None:
+                    drawn.append((block["html"], _inlined(shell, block["html"])))
+                    block["html"] = _board_mark(len(drawn) - 1, *drawn[-1])
                 if game_url is not None and compact(block["game"], language):
                     block["link"] = game_url
     framed_blocks = blocks(framed, [], parts)
     if shell is None:
         html = templates.html("_mail.html", language=language, blocks=framed_blocks, subject=subject,
                               lang=HTML_LANG.get(language, language))
+        html = _INLINER.inline(html)
     else:
         show = templates.html_environment(language).get_template("_blocks.html").module.show
-        html = shell.head + str(escape(subject)) + shell.middle + str(show(framed_blocks)) + shell.tail
-    html = _INLINER.inline(html)
-    for n, board in enumerate(drawn):
-        html = html.replace(_BOARD_MARK.format(n), _inlined(shell, board), 1)
+        html = _with_boards(shell, _INLINER.inline(shell.head + str(escape(subject)) + shell.middle
+                                                   + str(show(framed_blocks)) + shell.tail), drawn)
     # ASCII, other letters as character references, so the part can travel as 7bit, unencoded
     return html.encode("ascii", "xmlcharrefreplace").decode("ascii")
 
 
 #: where a mark stands in a page while its styles are inlined (private-use letters, which no
-#: mail writes): the title, the blocks, a board (its number in the mail)
+#: mail writes): the title and the blocks in `_Shell`; a board inlined before (its number in
+#: the mail), and around a board inlined with the page, which is kept for the next mail
 _TITLE_MARK, _BODY_MARK, _BOARD_MARK = "\ue020title\ue020", "\ue020body\ue020", "\ue020board {}\ue020"
-_BOARD_START, _BOARD_END = "\ue021", "\ue022"
+_BOARD_START, _BOARD_END = "\ue021{}\ue021", "\ue022{}\ue022"
 
 
 @dataclass(frozen=True)
@@ -326,23 +326,38 @@ _INLINED_MAX = 64
 _INLINED_LOCK = threading.Lock()
 
 
-def _inlined(shell: _Shell, board: Markup) -> str:
-    """A board's HTML with the styles of the page inlined, as css-inline makes them in a whole
-    mail: the board's styles come from the board's own classes alone, so it is inlined once, in
-    a page of its own, and the mover's and the opponent's mails share it."""
-    key = str(board)
+def _inlined(shell: _Shell, board: Markup) -> str | None:
+    """The board with the styles of the page inlined, when a mail inlined it before (the
+    mover's and the opponent's mails show the same board)."""
     with _INLINED_LOCK:
-        found = _INLINED.get(key)
-    if found is not None and found[0] is shell:
-        return found[1]
-    page = shell.head + shell.middle + _BOARD_START + key + _BOARD_END + shell.tail
-    inlined = _INLINER.inline(page)
-    inlined = inlined[inlined.index(_BOARD_START) + 1 : inlined.index(_BOARD_END)]
-    with _INLINED_LOCK:
-        if len(_INLINED) >= _INLINED_MAX:
-            _INLINED.clear()
-        _INLINED[key] = (shell, inlined)
-    return inlined
+        found = _INLINED.get(str(board))
+    return found[1] if found is not None and found[0] is shell else None
+
+
+def _board_mark(n: int, board: Markup, inlined: str | None) -> Markup:
+    """What the page shows of its `n`th board while css-inline reads it: a mark for a board
+    inlined before, else the board between marks, so that its inlined HTML is kept. A board's
+    styles come from its own classes alone: inlined in one page, it is what any page makes of it."""
+    if inlined is not None:
+        return Markup(_BOARD_MARK.format(n))
+    return Markup(_BOARD_START.format(n)) + board + Markup(_BOARD_END.format(n))
+
+
+def _with_boards(shell: _Shell, html: str, boards: Sequence[tuple[Markup, str | None]]) -> str:
+    """The inlined page with its boards: those inlined before in place of their marks, those
+    inlined with it kept for the next mail, their marks gone."""
+    for n, (board, inlined) in enumerate(boards):
+        if inlined is not None:
+            html = html.replace(_BOARD_MARK.format(n), inlined, 1)
+            continue
+        start, end = _BOARD_START.format(n), _BOARD_END.format(n)
+        inlined = html[html.index(start) + len(start) : html.index(end)]
+        html = html.replace(start, "", 1).replace(end, "", 1)
+        with _INLINED_LOCK:
+            if len(_INLINED) >= _INLINED_MAX:
+                _INLINED.clear()
+            _INLINED[str(board)] = (shell, inlined)
+    return html
 
 
 def _html_marks(text: str) -> str:
