@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib.resources
 import re
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -87,6 +88,14 @@ def _boarded(value: Any, boards: list[dict[str, Any]]) -> Any:
     if isinstance(value, list):
         return [_boarded(v, boards) for v in value]
     return value
+
+
+@dataclass(frozen=True)
+class _Reader:
+    """What the frame reads of a mail's reader: whether their address is proven (`proven_at`
+    None when not)."""
+
+    proven_at: bool | None
 
 
 @dataclass(frozen=True)
@@ -211,6 +220,8 @@ class Templates:
         self.root = Path(root) if root is not None else TEMPLATES
         self.guard = guard
         self._wrapped: dict[tuple[str, int], tuple[str, ...]] = {}
+        self._frames: dict[tuple, tuple[Any, Sketch]] = {}  # (id(_mail.txt), language, facts) -> its sketch
+        self._frames_lock = threading.Lock()
         self._envs: dict[str, Environment] = {}
         self._html_envs: dict[str, Environment] = {}
         self.env = self.environment(DEFAULT)
@@ -282,8 +293,33 @@ class Templates:
         return Sketch(speaker(language).code, str(getattr(module, "subject", "")), str(module), tuple(boards))
 
     def frame(self, count: int, language: str = DEFAULT, **facts: Any) -> Sketch:
-        """The frame of a mail (`_mail.txt`) with a mark where each of its `count` sections goes."""
-        return self.sketch("_mail.txt", language, sections=[SECTION.format(n) for n in range(count)], **facts)
+        """The frame of a mail (`_mail.txt`) with a mark where each of its `count` sections goes.
+
+        The usual frame (no headings, no ignored lines) says the same in every mail with the
+        same count of sections, reader's proof of address and game page: sketched once per
+        version of `_mail.txt` and language, and kept. It is sketched from those facts alone
+        (the reader only as proven or not), so a frame that came to read more of them would fail
+        loudly rather than be kept wrong."""
+        sections = [SECTION.format(n) for n in range(count)]
+        if facts.get("ignored") or any(facts.get("heads") or ()) or self.root != TEMPLATES:
+            return self.sketch("_mail.txt", language, sections=sections, **facts)
+        template = self.environment(language).get_template("_mail.txt")
+        player = facts.get("player")
+        reader = None if player is None else _Reader(proven_at=player.proven_at is not None or None)
+        key = (id(template), speaker(language).code, count, reader, facts.get("game_url"))
+        with self._frames_lock:
+            found = self._frames.get(key)
+        if found is not None and found[0] is template:  # the entry keeps its template: its id is not reused
+            return found[1]
+        kept = {"heads": [None] * count, "ignored": [], "player": reader}
+        if "game_url" in facts:
+            kept["game_url"] = facts["game_url"]
+        sketch = self.sketch("_mail.txt", language, sections=sections, **kept)
+        with self._frames_lock:
+            if len(self._frames) >= 1024:
+                self._frames.clear()
+            self._frames[key] = (template, sketch)
+        return sketch
 
     def render(self, name: str, language: str = DEFAULT, **context: Any) -> Rendered:
         """The subject and body of a text template in `language`, wrapped: the text part."""
