@@ -16,6 +16,7 @@ read it.
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections.abc import Sequence
@@ -122,6 +123,12 @@ def tokens(line: str) -> list[tuple[str, str]]:
     (shown boldly: a legal move one can copy), "code" for a command the template marked with
     `keep` (its quotes left out) or the player's own words in plain quotes, "link" for the
     address of a game's web page."""
+    return list(_tokens(line))
+
+
+@functools.lru_cache(maxsize=4096)
+def _tokens(line: str) -> tuple[tuple[str, str], ...]:
+    """`tokens` of a line, cut once: a mail's hints and footers recur in mail after mail."""
     pieces: list[tuple[str, str]] = []
     at = 0
     for found in _CODE.finditer(line):
@@ -152,7 +159,7 @@ def tokens(line: str) -> list[tuple[str, str]]:
             joined[-1] = (joined[-1][0] + text, "")
         else:
             joined.append((text, kind))
-    return _linked(joined)
+    return tuple(_linked(joined))
 
 
 def blocks(text: str, boards: Sequence[dict[str, Any]], sections: Sequence[list] = ()) -> list[dict[str, Any]]:
@@ -179,7 +186,7 @@ def blocks(text: str, boards: Sequence[dict[str, Any]], sections: Sequence[list]
         elif line.rstrip() == "--":
             footer = True
         elif footer:
-            add("footer", tokens(line))
+            add("footer", _tokens(line))
         elif not line.strip():
             out.append({"kind": "gap"})
         elif line.strip() == "* * *":
@@ -189,7 +196,7 @@ def blocks(text: str, boards: Sequence[dict[str, Any]], sections: Sequence[list]
         elif line.startswith("  "):
             add("pre", _unmarked(line))  # kept as it is, without the marks of its examples
         else:
-            add("p", tokens(line))
+            add("p", _tokens(line))
     return [_listed(b) for b in out if b["kind"] != "gap"]
 
 

@@ -17,6 +17,7 @@ parts differ (a game's board, an example move, an example command, a section of 
 
 from __future__ import annotations
 
+import functools
 import importlib.resources
 import re
 import threading
@@ -200,7 +201,12 @@ def unbroken(text: str) -> Markup:
     """`text` escaped for HTML, each move of hyphen-joined coordinates kept on one line (a
     phone would break "a10-e6" after its hyphen). The hyphen stays the ASCII one, so the move
     copied from the mail is the move the server reads."""
-    text = str(text)
+    return _unbroken(str(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _unbroken(text: str) -> Markup:
+    """`unbroken` of a text, made once: a mail's hints and footers recur in mail after mail."""
     out, at = [], 0
     for found in _JOINED.finditer(text):
         out.append(escape(text[at:found.start()]))
