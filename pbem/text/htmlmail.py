@@ -271,7 +271,7 @@ def page(
                               lang=HTML_LANG.get(language, language))
         html = _INLINER.inline(html)
     else:
-        show = templates.html_environment(language).get_template("_blocks.html").module.show
+        show = templates.html_environment(language).get_template("_blocks.html").module.show  # type: ignore[attr-defined]
         html = _with_boards(shell, _INLINER.inline(shell.head + str(escape(subject)) + shell.middle
                                                    + str(show(framed_blocks)) + shell.tail), drawn)
     # ASCII, other letters as character references, so the part can travel as 7bit, unencoded
