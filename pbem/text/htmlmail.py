@@ -8,10 +8,15 @@ example command (`keep` in a template) between marks. That text is cut into bloc
 board (`pbem.text.boards.grid`, drawn by `templates/html/_board.html`), and example moves and the
 commands the templates marked become `<code>`: no English word tells where a command is, so
 any language works. The frame (`_mail.txt`) is sketched once too, with a mark per section,
-so its words are the text part's. `templates/html/_mail.html` lays the blocks out; Jinja2
-escapes every word (autoescape), and css-inline moves the stylesheet into style attributes,
-keeping the `@media (prefers-color-scheme: dark)` rules in the head for the clients that
-read it.
+so its words are the text part's. `templates/html/_blocks.html` lays the blocks out and
+`templates/html/_mail.html` is the page around them; Jinja2 escapes every word (autoescape),
+and css-inline moves the stylesheet into style attributes, keeping the `@media
+(prefers-color-scheme: dark)` rules in the head for the clients that read it.
+
+What is the same from mail to mail is made once and kept: the page around the blocks per
+language (`_shell`), a board's table per version of a game and language (`_drawn`) and that
+table with its styles inlined (`_INLINED`, shared by the mover's and the opponent's mails),
+a line's pieces (`tokens`). css-inline then reads a page without the boards it has seen.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ checkout, the checkout's own folder wins, so an edited template shows at once; t
 `templates_dir` setting overrides both.
 
 `templates/html/` holds the HTML part's layout only (`Templates.html`, autoescaped): the
-frame and the one board macro. Its words are the text templates' own, so nothing is worded
+page, the blocks' macros and the one board macro. Its words are the text templates' own, so nothing is worded
 twice, and each template is rendered once for both parts: a `Sketch` prints marks where the
 parts differ (a game's board, an example move, an example command, a section of the frame),
 `Templates.text` turns the marks into the text part's words and wraps the lines, and
