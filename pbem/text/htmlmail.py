@@ -276,7 +276,9 @@ def page(
                               lang=HTML_LANG.get(language, language))
         html = _INLINER.inline(html)
     else:
-        show = templates.html_environment(language).get_template("_blocks.html").module.show  # type: ignore[attr-defined]
+        macros = templates.html_environment(language).get_template("_blocks.html")
+        show = macros.module.show  # type: ignore[attr-defined]
+        _shown_lines(macros, framed_blocks)
         html = _with_boards(shell, _INLINER.inline(shell.head + str(escape(subject)) + shell.middle
                                                    + str(show(framed_blocks)) + shell.tail), drawn)
     # ASCII, other letters as character references, so the part can travel as 7bit, unencoded
@@ -370,6 +372,35 @@ def _with_boards(shell: _Shell, html: str, boards: Sequence[tuple[Markup, str | 
                 _INLINED.clear()
             _INLINED[str(board)] = (shell, inlined)
     return html
+
+
+_LINES: dict[tuple[int, tuple[tuple[str, str], ...]], tuple[Template, Markup]] = {}  # (id(_blocks.html), pieces)
+_LINES_MAX = 4096
+_LINES_LOCK = threading.Lock()
+
+
+def _shown_lines(macros: Template, shown: list[dict[str, Any]]) -> None:
+    """The lines of the paragraphs and footers of `shown` (and of its sections) as
+    `_blocks.html`'s `line` shows them, each line shown once: a mail's hints and footers recur
+    in mail after mail."""
+    line = macros.module.line  # type: ignore[attr-defined]
+    for block in shown:
+        if block["kind"] == "section":
+            _shown_lines(macros, block["blocks"])
+        elif block["kind"] in ("p", "footer"):
+            lines = []
+            for pieces in block["lines"]:
+                key = (id(macros), pieces)
+                with _LINES_LOCK:
+                    found = _LINES.get(key)
+                if found is None or found[0] is not macros:  # the entry keeps its template: its id is not reused
+                    found = (macros, line(pieces))
+                    with _LINES_LOCK:
+                        if len(_LINES) >= _LINES_MAX:
+                            _LINES.clear()
+                        _LINES[key] = found
+                lines.append(found[1])
+            block["lines"] = lines
 
 
 def _html_marks(text: str) -> str:
