@@ -16,15 +16,15 @@ import time
 
 #: component -> what the file name (or a builtin's name) contains; the first match wins
 COMPONENTS: list[tuple[str, tuple[str, ...]]] = [
-    ("database", ("sqlalchemy", "sqlmodel", "sqlite3", "psycopg", "/pbem/db.py", "alembic", "pydantic")),
+    ("database", ("sqlalchemy", "sqlmodel", "sqlite3", "psycopg", "/pbem/core/db.py", "alembic", "pydantic")),
     # a compiled template's code is named by its source file: templates/*.txt, templates/html/*.html
-    ("templates", ("jinja2", "markupsafe", "css_inline", "CSSInliner", "/pbem/templates.py", "/pbem/htmlmail.py",
-                   "/pbem/boards.py", "<template>", "/templates/")),
-    ("MIME", ("/email/", "/pbem/mail/inbound.py", "/pbem/mail/outbound.py", "/pbem/mail/body.py",
-              "/pbem/mail/headers.py", "/pbem/mail/reply.py", "/pbem/mail/robots.py", "charset_normalizer",
-              "inscriptis", "quopri", "base64", "encodings", "idna")),
-    ("SMTP", ("aiosmtplib", "/pbem/mail/smtp.py", "/pbem/outbox.py")),
-    ("IMAP", ("imap_tools", "imaplib", "/pbem/mail/imap")),
+    ("templates", ("jinja2", "markupsafe", "css_inline", "CSSInliner", "/pbem/text/templates.py",
+                   "/pbem/text/htmlmail.py", "/pbem/text/boards.py", "/pbem/text/textwidth.py", "<template>",
+                   "/templates/")),
+    ("MIME", ("/email/", "/pbem/mail/message/", "charset_normalizer", "inscriptis", "quopri", "base64",
+              "encodings", "idna")),
+    ("SMTP", ("aiosmtplib", "/pbem/mail/transport/smtp.py", "/pbem/runners/outbox.py")),
+    ("IMAP", ("imap_tools", "imaplib", "/pbem/mail/transport/imap")),
     ("engine", ("/engine/", "sgfmill")),
 ]
 GLUE = "glue"  # the rest: pbem's own code, asyncio, threads, sockets, logging

@@ -8,21 +8,29 @@ example command (`keep` in a template) between marks. That text is cut into bloc
 board (`pbem.text.boards.grid`, drawn by `templates/html/_board.html`), and example moves and the
 commands the templates marked become `<code>`: no English word tells where a command is, so
 any language works. The frame (`_mail.txt`) is sketched once too, with a mark per section,
-so its words are the text part's. `templates/html/_mail.html` lays the blocks out; Jinja2
-escapes every word (autoescape), and css-inline moves the stylesheet into style attributes,
-keeping the `@media (prefers-color-scheme: dark)` rules in the head for the clients that
-read it.
+so its words are the text part's. `templates/html/_blocks.html` lays the blocks out and
+`templates/html/_mail.html` is the page around them; Jinja2 escapes every word (autoescape),
+and css-inline moves the stylesheet into style attributes, keeping the `@media
+(prefers-color-scheme: dark)` rules in the head for the clients that read it.
+
+What is the same from mail to mail is made once and kept: the page around the blocks per
+language (`_shell`), a board's table per version of a game and language (`_drawn`) and that
+table with its styles inlined (`_INLINED`, shared by the mover's and the opponent's mails),
+a line's pieces (`tokens`). css-inline then reads a page without the boards it has seen.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import css_inline
-from markupsafe import Markup
+from jinja2 import Template, UndefinedError
+from markupsafe import Markup, escape
 
 from pbem.text import boards
 from pbem.text.i18n import DEFAULT, known
@@ -120,6 +128,12 @@ def tokens(line: str) -> list[tuple[str, str]]:
     (shown boldly: a legal move one can copy), "code" for a command the template marked with
     `keep` (its quotes left out) or the player's own words in plain quotes, "link" for the
     address of a game's web page."""
+    return list(_tokens(line))
+
+
+@functools.lru_cache(maxsize=4096)
+def _tokens(line: str) -> tuple[tuple[str, str], ...]:
+    """`tokens` of a line, cut once: a mail's hints and footers recur in mail after mail."""
     pieces: list[tuple[str, str]] = []
     at = 0
     for found in _CODE.finditer(line):
@@ -150,7 +164,7 @@ def tokens(line: str) -> list[tuple[str, str]]:
             joined[-1] = (joined[-1][0] + text, "")
         else:
             joined.append((text, kind))
-    return _linked(joined)
+    return tuple(_linked(joined))
 
 
 def blocks(text: str, boards: Sequence[dict[str, Any]], sections: Sequence[list] = ()) -> list[dict[str, Any]]:
@@ -177,7 +191,7 @@ def blocks(text: str, boards: Sequence[dict[str, Any]], sections: Sequence[list]
         elif line.rstrip() == "--":
             footer = True
         elif footer:
-            add("footer", tokens(line))
+            add("footer", _tokens(line))
         elif not line.strip():
             out.append({"kind": "gap"})
         elif line.strip() == "* * *":
@@ -187,7 +201,7 @@ def blocks(text: str, boards: Sequence[dict[str, Any]], sections: Sequence[list]
         elif line.startswith("  "):
             add("pre", _unmarked(line))  # kept as it is, without the marks of its examples
         else:
-            add("p", tokens(line))
+            add("p", _tokens(line))
     return [_listed(b) for b in out if b["kind"] != "gap"]
 
 
@@ -245,18 +259,148 @@ def page(
     language = known(language)
     parts = [blocks(_html_marks(templates.unwrapped(sketch).body), sketch.boards) for sketch in sections]
     framed = _html_marks(templates.unwrapped(frame).body)
+    shell = _shell(templates, language)  # None: an operator's own `_mail.html`, which shows its blocks itself
+    drawn: list[tuple[Markup, str | None]] = []  # the boards the page shows, and each inlined before
     for part in parts:
         for block in part:
             if block["kind"] == "board":
                 block["html"] = _drawn(templates, block["game"], language)
+                if shell is not None:
+                    drawn.append((block["html"], _inlined(shell, block["html"])))
+                    block["html"] = _board_mark(len(drawn) - 1, *drawn[-1])
                 if game_url is not None and compact(block["game"], language):
                     block["link"] = game_url
-    html = templates.html(
-        "_mail.html", language=language, blocks=blocks(framed, [], parts), subject=subject,
-        lang=HTML_LANG.get(language, language),
-    )
+    framed_blocks = blocks(framed, [], parts)
+    if shell is None:
+        html = templates.html("_mail.html", language=language, blocks=framed_blocks, subject=subject,
+                              lang=HTML_LANG.get(language, language))
+        html = _INLINER.inline(html)
+    else:
+        macros = templates.html_environment(language).get_template("_blocks.html")
+        show = macros.module.show  # type: ignore[attr-defined]
+        _shown_lines(macros, framed_blocks)
+        html = _with_boards(shell, _INLINER.inline(shell.head + str(escape(subject)) + shell.middle
+                                                   + str(show(framed_blocks)) + shell.tail), drawn)
     # ASCII, other letters as character references, so the part can travel as 7bit, unencoded
-    return _INLINER.inline(html).encode("ascii", "xmlcharrefreplace").decode("ascii")
+    return html.encode("ascii", "xmlcharrefreplace").decode("ascii")
+
+
+#: where a mark stands in a page while its styles are inlined (private-use letters, which no
+#: mail writes): the title and the blocks in `_Shell`; a board inlined before (its number in
+#: the mail), and around a board inlined with the page, which is kept for the next mail
+_TITLE_MARK, _BODY_MARK, _BOARD_MARK = "\ue020title\ue020", "\ue020body\ue020", "\ue020board {}\ue020"
+_BOARD_START, _BOARD_END = "\ue021{}\ue021", "\ue022{}\ue022"
+
+
+@dataclass(frozen=True)
+class _Shell:
+    """The page of `_mail.html` around its title and its blocks: the same for every mail in a
+    language, so rendered once (the head's stylesheet and its rules for every board size)."""
+
+    template: Template  # the `_mail.html` it was rendered from: an edited file is a new one
+    language: str
+    head: str
+    middle: str
+    tail: str
+
+
+_SHELLS: dict[tuple[int, str], tuple[Template, _Shell | None]] = {}  # (id(template), language) -> ...
+_SHELLS_MAX = 64
+_SHELLS_LOCK = threading.Lock()
+
+
+def _shell(templates: Templates, language: str) -> _Shell | None:
+    """The page around a mail's title and blocks in `language`, rendered once per version of
+    `_mail.html`; None for a `_mail.html` that shows its blocks itself (an operator's own)."""
+    template = templates.html_environment(language).get_template("_mail.html")
+    key = (id(template), language)
+    with _SHELLS_LOCK:
+        found = _SHELLS.get(key)
+    if found is not None and found[0] is template:  # the entry keeps its template: its id is not reused
+        return found[1]
+    shell = None
+    try:
+        page = template.render(subject=Markup(_TITLE_MARK), body=Markup(_BODY_MARK),
+                               lang=HTML_LANG.get(language, language))
+    except UndefinedError:  # no `body`: it shows `blocks` itself
+        page = ""
+    head, _, rest = page.partition(_TITLE_MARK)
+    middle, _, tail = rest.partition(_BODY_MARK)
+    if page.count(_TITLE_MARK) == 1 and page.count(_BODY_MARK) == 1 and _TITLE_MARK not in tail:
+        shell = _Shell(template, language, head, middle, tail)
+    with _SHELLS_LOCK:
+        if len(_SHELLS) >= _SHELLS_MAX:
+            _SHELLS.clear()
+        _SHELLS[key] = (template, shell)
+    return shell
+
+
+_INLINED: dict[str, tuple[_Shell, str]] = {}  # a board's HTML -> (its page, the board with styles inlined)
+_INLINED_MAX = 64
+_INLINED_LOCK = threading.Lock()
+
+
+def _inlined(shell: _Shell, board: Markup) -> str | None:
+    """The board with the styles of the page inlined, when a mail inlined it before (the
+    mover's and the opponent's mails show the same board)."""
+    with _INLINED_LOCK:
+        found = _INLINED.get(str(board))
+    return found[1] if found is not None and found[0] is shell else None
+
+
+def _board_mark(n: int, board: Markup, inlined: str | None) -> Markup:
+    """What the page shows of its `n`th board while css-inline reads it: a mark for a board
+    inlined before, else the board between marks, so that its inlined HTML is kept. A board's
+    styles come from its own classes alone: inlined in one page, it is what any page makes of it."""
+    if inlined is not None:
+        return Markup(_BOARD_MARK.format(n))
+    return Markup(_BOARD_START.format(n)) + board + Markup(_BOARD_END.format(n))
+
+
+def _with_boards(shell: _Shell, html: str, boards: Sequence[tuple[Markup, str | None]]) -> str:
+    """The inlined page with its boards: those inlined before in place of their marks, those
+    inlined with it kept for the next mail, their marks gone."""
+    for n, (board, inlined) in enumerate(boards):
+        if inlined is not None:
+            html = html.replace(_BOARD_MARK.format(n), inlined, 1)
+            continue
+        start, end = _BOARD_START.format(n), _BOARD_END.format(n)
+        inlined = html[html.index(start) + len(start) : html.index(end)]
+        html = html.replace(start, "", 1).replace(end, "", 1)
+        with _INLINED_LOCK:
+            if len(_INLINED) >= _INLINED_MAX:
+                _INLINED.clear()
+            _INLINED[str(board)] = (shell, inlined)
+    return html
+
+
+_LINES: dict[tuple[int, tuple[tuple[str, str], ...]], tuple[Template, Markup]] = {}  # (id(_blocks.html), pieces)
+_LINES_MAX = 4096
+_LINES_LOCK = threading.Lock()
+
+
+def _shown_lines(macros: Template, shown: list[dict[str, Any]]) -> None:
+    """The lines of the paragraphs and footers of `shown` (and of its sections) as
+    `_blocks.html`'s `line` shows them, each line shown once: a mail's hints and footers recur
+    in mail after mail."""
+    line = macros.module.line  # type: ignore[attr-defined]
+    for block in shown:
+        if block["kind"] == "section":
+            _shown_lines(macros, block["blocks"])
+        elif block["kind"] in ("p", "footer"):
+            lines = []
+            for pieces in block["lines"]:
+                key = (id(macros), pieces)
+                with _LINES_LOCK:
+                    found = _LINES.get(key)
+                if found is None or found[0] is not macros:  # the entry keeps its template: its id is not reused
+                    found = (macros, line(pieces))
+                    with _LINES_LOCK:
+                        if len(_LINES) >= _LINES_MAX:
+                            _LINES.clear()
+                        _LINES[key] = found
+                lines.append(found[1])
+            block["lines"] = lines
 
 
 def _html_marks(text: str) -> str:

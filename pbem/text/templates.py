@@ -8,7 +8,7 @@ checkout, the checkout's own folder wins, so an edited template shows at once; t
 `templates_dir` setting overrides both.
 
 `templates/html/` holds the HTML part's layout only (`Templates.html`, autoescaped): the
-frame and the one board macro. Its words are the text templates' own, so nothing is worded
+page, the blocks' macros and the one board macro. Its words are the text templates' own, so nothing is worded
 twice, and each template is rendered once for both parts: a `Sketch` prints marks where the
 parts differ (a game's board, an example move, an example command, a section of the frame),
 `Templates.text` turns the marks into the text part's words and wraps the lines, and
@@ -17,8 +17,10 @@ parts differ (a game's board, an example move, an example command, a section of 
 
 from __future__ import annotations
 
+import functools
 import importlib.resources
 import re
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -87,6 +89,14 @@ def _boarded(value: Any, boards: list[dict[str, Any]]) -> Any:
     if isinstance(value, list):
         return [_boarded(v, boards) for v in value]
     return value
+
+
+@dataclass(frozen=True)
+class _Reader:
+    """What the frame reads of a mail's reader: whether their address is proven (`proven_at`
+    None when not)."""
+
+    proven_at: bool | None
 
 
 @dataclass(frozen=True)
@@ -191,7 +201,12 @@ def unbroken(text: str) -> Markup:
     """`text` escaped for HTML, each move of hyphen-joined coordinates kept on one line (a
     phone would break "a10-e6" after its hyphen). The hyphen stays the ASCII one, so the move
     copied from the mail is the move the server reads."""
-    text = str(text)
+    return _unbroken(str(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _unbroken(text: str) -> Markup:
+    """`unbroken` of a text, made once: a mail's hints and footers recur in mail after mail."""
     out, at = [], 0
     for found in _JOINED.finditer(text):
         out.append(escape(text[at:found.start()]))
@@ -211,6 +226,8 @@ class Templates:
         self.root = Path(root) if root is not None else TEMPLATES
         self.guard = guard
         self._wrapped: dict[tuple[str, int], tuple[str, ...]] = {}
+        self._frames: dict[tuple, tuple[Any, Sketch]] = {}  # (id(_mail.txt), language, facts) -> its sketch
+        self._frames_lock = threading.Lock()
         self._envs: dict[str, Environment] = {}
         self._html_envs: dict[str, Environment] = {}
         self.env = self.environment(DEFAULT)
@@ -282,8 +299,33 @@ class Templates:
         return Sketch(speaker(language).code, str(getattr(module, "subject", "")), str(module), tuple(boards))
 
     def frame(self, count: int, language: str = DEFAULT, **facts: Any) -> Sketch:
-        """The frame of a mail (`_mail.txt`) with a mark where each of its `count` sections goes."""
-        return self.sketch("_mail.txt", language, sections=[SECTION.format(n) for n in range(count)], **facts)
+        """The frame of a mail (`_mail.txt`) with a mark where each of its `count` sections goes.
+
+        The usual frame (no headings, no ignored lines) says the same in every mail with the
+        same count of sections, reader's proof of address and game page: sketched once per
+        version of `_mail.txt` and language, and kept. It is sketched from those facts alone
+        (the reader only as proven or not), so a frame that came to read more of them would fail
+        loudly rather than be kept wrong."""
+        sections = [SECTION.format(n) for n in range(count)]
+        if facts.get("ignored") or any(facts.get("heads") or ()) or self.root != TEMPLATES:
+            return self.sketch("_mail.txt", language, sections=sections, **facts)
+        template = self.environment(language).get_template("_mail.txt")
+        player = facts.get("player")
+        reader = None if player is None else _Reader(proven_at=player.proven_at is not None or None)
+        key = (id(template), speaker(language).code, count, reader, facts.get("game_url"))
+        with self._frames_lock:
+            found = self._frames.get(key)
+        if found is not None and found[0] is template:  # the entry keeps its template: its id is not reused
+            return found[1]
+        kept = {"heads": [None] * count, "ignored": [], "player": reader}
+        if "game_url" in facts:
+            kept["game_url"] = facts["game_url"]
+        sketch = self.sketch("_mail.txt", language, sections=sections, **kept)
+        with self._frames_lock:
+            if len(self._frames) >= 1024:
+                self._frames.clear()
+            self._frames[key] = (template, sketch)
+        return sketch
 
     def render(self, name: str, language: str = DEFAULT, **context: Any) -> Rendered:
         """The subject and body of a text template in `language`, wrapped: the text part."""
