@@ -21,7 +21,7 @@ from sqlalchemy import bindparam
 from sqlmodel import Session, delete, or_, select
 
 import pbem_engine
-from pbem.core.db import keep
+from pbem.core.db import fresh, keep
 from pbem.core.errors import CommandError, GameError, NotAMove
 from pbem.core.models import Challenge, Game, Move, Player, Reminder
 from pbem.core.work import work_of
@@ -277,7 +277,8 @@ def play(
     except pbem_engine.IllegalMove as exc:
         raise GameError(exc.message, exc.hint, game=game, code=exc.code, params=exc.params) from None
     after = rules.apply(before, move)
-    record = Move(
+    record = fresh(  # the model's constructor costs more than the INSERT
+        Move,
         game_id=game.id,
         ply=game.ply + 1,
         side=side,

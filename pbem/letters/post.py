@@ -17,6 +17,7 @@ from sqlalchemy import bindparam, func, insert
 from sqlmodel import Session, select
 
 from pbem.core.config import Settings
+from pbem.core.db import fresh
 from pbem.core.models import Game, Outbox, Player
 from pbem.core.wallclock import now
 from pbem.core.work import work_of
@@ -49,13 +50,14 @@ def post(
     thread: str | None = None,
     unproven: bool = False,
     reply_language: str | None = None,
-) -> list[Outbox]:
+) -> list[dict[str, Any]]:
     """Queue the letters: the reply sections as one mail (threaded under the mail being
     answered, listing its `ignored` lines), every other letter grouped into one mail per
     recipient and game, so that two facts about one game reach a player in one mail. A letter
 that a player in digest mode reads in their digest instead (`notify.digested`) is dropped, and so
 is every letter to a bot, to a player who wrote `stop` (but the answer that says so), and to an
-address that bounces (`pbem.letters.bounces`): `Player.silent`."""
+address that bounces (`pbem.letters.bounces`): `Player.silent`. Returns the outbox rows
+as inserted (their values: no ORM object is made for a row only written)."""
     letters = list(letters)
     farewell = any(letter.reply and letter.template == STOPPED for letter in letters)
     letters = [
@@ -69,7 +71,7 @@ address that bounces (`pbem.letters.bounces`): `Player.silent`."""
                   [(letter.player, letter.game) for letter in letters if not letter.reply])
     if replies:
         rows.append(
-            queue(
+            _queue(
                 session, settings, templates, replies[0].player, replies,
                 game=reply_game, ignored=ignored, in_reply_to=in_reply_to, references=references,
                 thread=thread, unproven=unproven, language=reply_language,
@@ -81,17 +83,25 @@ address that bounces (`pbem.letters.bounces`): `Player.silent`."""
             key = (letter.player.id, letter.game.id) if letter.game is not None else -n
             groups.setdefault(key, []).append(letter)
     for group in groups.values():
-        rows.append(queue(session, settings, templates, group[0].player, group, game=group[0].game))
+        rows.append(_queue(session, settings, templates, group[0].player, group, game=group[0].game))
     if rows:  # one executemany: the ORM would insert them one by one to read their ids back
-        session.execute(_INSERT, [{key: getattr(row, key) for key in _COLUMNS} for row in rows])
+        session.flush()  # what the letters' commands changed goes first, as the ORM's insert would flush it
+        session.connection().execute(_INSERT, rows)
     return rows
 
 
-_INSERT = insert(Outbox)  # built once, as `_THREADS`
-_COLUMNS = [c.key for c in Outbox.__table__.columns if c.key != "id"]
+_INSERT = insert(Outbox.__table__)  # built once, as `_THREADS`; Core: the rows are only written
+#: an outbox row's columns that a new mail leaves at their defaults (`_queue` writes the others)
+_FRESH = {"status": "pending", "attempts": 0, "last_error": None, "sent_at": None, "token": None}
 
 
-def queue(
+def queue(session: Session, settings: Settings, templates: Templates, player: Player, letters: Sequence[Letter],
+          **options: Any) -> Outbox:
+    """One mail (`_queue`) as an outbox object not yet added to the session (for the admin and tests)."""
+    return fresh(Outbox, **_queue(session, settings, templates, player, letters, **options))
+
+
+def _queue(
     session: Session,
     settings: Settings,
     templates: Templates,
@@ -105,9 +115,10 @@ def queue(
     thread: str | None = None,
     unproven: bool = False,
     language: str | None = None,
-) -> Outbox:
-    """Render `letters` (sections of one mail to `player`) into an outbox row, which `post`
-    inserts with the others of its post (the row returned has no id).
+) -> dict[str, Any]:
+    """Render `letters` (sections of one mail to `player`) into an outbox row's values, which
+    `post` inserts with the others of its post (a plain mapping: building a model object for
+    a row that is only written costs more than the statement that writes it).
 
     `thread` is the inbound thread a reply answers (None for a mail that answers nothing),
     `unproven` marks the answer to a mail that showed no proof of receipt: both ration replies.
@@ -175,7 +186,8 @@ def queue(
     )
     if settings.dkim is not None:  # signed once: every retry sends these very bytes
         data = settings.dkim.sign(data)
-    row = Outbox(
+    row = dict(
+        _FRESH,
         message_id=message_id,
         recipient=player.address,
         template=letters[0].template.removesuffix(".txt"),
@@ -187,10 +199,10 @@ def queue(
         game_version=game.version if game is not None else None,
         thread=thread,
         unproven=unproven,
+        shown=_shown(letters, game),
     )
-    row.shown = _shown(letters, game)
-    if row.shown is not None:  # what a reply with its token proves it saw beyond the token's own board
-        row.token = tokens.mac(player, token)
+    if row["shown"] is not None:  # what a reply with its token proves it saw beyond the token's own board
+        row["token"] = tokens.mac(player, token)
     _threaded(session, player, game, message_id)
     return row
 

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
@@ -22,7 +22,7 @@ from pbem.commands.lines import reader
 from pbem.commands.lines.base import Context
 from pbem.commands.player import language
 from pbem.core.config import Settings
-from pbem.core.db import transaction
+from pbem.core.db import fresh, transaction
 from pbem.core.models import Challenge, Game, InboundMessage, Outbox, Player
 from pbem.core.wallclock import now
 from pbem.games import players
@@ -77,7 +77,7 @@ class Service:
                     return Result("quarantined", envelope.message_id)
                 record = _inbound(envelope, "processed")
                 result = self._handle(session, envelope, raw, record)
-                session.add(record)  # last, with every field it will have: one INSERT, no UPDATE
+                _write(session, record)  # last, with every field it will have: one INSERT, no UPDATE
                 gate.succeeded(session, envelope, tries)
                 return result
         except IntegrityError:
@@ -215,9 +215,20 @@ class Service:
         )
 
 
+_INSERT = insert(InboundMessage.__table__)  # built once; a Core statement: the record is only written
+_COLUMNS = [column.key for column in InboundMessage.__table__.columns if column.key != "id"]
+
+
+def _write(session: Session, record: InboundMessage) -> None:
+    """Insert the record of a handled message in the session's transaction, without the ORM's
+    unit of work (nothing reads it back in this transaction)."""
+    session.connection().execute(_INSERT, {key: getattr(record, key) for key in _COLUMNS})
+
+
 def _inbound(envelope: Envelope, status: str, note: str = "") -> InboundMessage:
     """The record of one inbound message; its unique message_id makes handling exactly-once."""
-    return InboundMessage(
+    return fresh(
+        InboundMessage,
         message_id=envelope.message_id,
         digest=envelope.digest,
         sender=envelope.sender[:320],
