@@ -19,6 +19,7 @@ import argparse
 import asyncio
 import contextlib
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -27,7 +28,7 @@ import aiosmtplib
 from imap_tools import MailBoxUnencrypted
 from sqlmodel import Session, select
 
-from benchmarks import move_floor
+from benchmarks import move_floor, throughput_check
 from benchmarks import service_common as C
 from pbem.core.db import make_engine, migrate
 from pbem.core.models import Outbox
@@ -232,12 +233,30 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=200, help="games in progress (issue: 1000)")
     parser.add_argument("--moves", type=int, default=1000, help="move mails waiting (issue: 5000)")
-    parser.add_argument("--database", choices=["sqlite", "postgresql"], default="sqlite")
+    parser.add_argument("--database", choices=["sqlite", "postgresql", "both"], default="both",
+                        help="both (the default): SQLite, then PostgreSQL, in one run, side by side")
     parser.add_argument("--profile-moves", type=int, default=300,
                         help="moves of the profiled in-process run that splits the daemon's CPU (0: none)")
+    parser.add_argument("--no-check", action="store_true",
+                        help="do not compare with the figures recorded in benchmarks/README.md")
     args = parser.parse_args(argv)
+    databases = ["sqlite", "postgresql"] if args.database == "both" else [args.database]
+    results: dict[str, dict[str, float]] = {}
     with contextlib.suppress(KeyboardInterrupt):
-        report(run(args.games, args.moves, args.database, args.profile_moves), args.games, args.database)
+        for database in databases:
+            results[database] = run(args.games, args.moves, database, args.profile_moves)
+            report(results[database], args.games, database)
+    if not results:
+        return
+    throughput_check.summary(results)
+    if args.no_check:
+        return
+    bad = throughput_check.problems(results)
+    for line in bad:
+        print(f"  REGRESSION against benchmarks/README.md: {line}")
+    if bad:
+        sys.exit(1)
+    print("  check against the figures recorded in benchmarks/README.md: no regression over 20 %")
 
 
 if __name__ == "__main__":

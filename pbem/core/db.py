@@ -7,6 +7,7 @@ half-way; `busy_timeout` makes the second one wait.
 
 from __future__ import annotations
 
+import copy
 import functools
 import time
 from collections.abc import Iterator
@@ -127,20 +128,23 @@ def fresh(model: type[Row], **values: Any) -> Row:
     row = instrumentation.manager_of_class(model).new_instance()
     state = row.__dict__  # the ORM's state dict: a transient object's values live there
     for name, (how, default) in fields.items():
-        state[name] = values[name] if name in values else default() if how is _FACTORY else default
+        if name in values:
+            state[name] = values[name]
+        else:  # a mutable default is copied, as the constructor copies it
+            state[name] = default() if how is _FACTORY else copy.copy(default) if how is _MUTABLE else default
     object.__setattr__(row, "__pydantic_fields_set__", set(values))
     object.__setattr__(row, "__pydantic_extra__", None)
     object.__setattr__(row, "__pydantic_private__", None)
     return row
 
 
-_REQUIRED, _FACTORY, _VALUE = object(), object(), object()
+_REQUIRED, _FACTORY, _MUTABLE, _VALUE = object(), object(), object(), object()
 
 
 @functools.cache
 def _fields(model: type[SQLModel]) -> dict[str, tuple[object, Any]]:
-    """Each field of `model` in order, with its default: (_VALUE, value), (_FACTORY, factory)
-    or (_REQUIRED, None)."""
+    """Each field of `model` in order, with its default: (_VALUE, value), (_MUTABLE, value to
+    copy), (_FACTORY, factory) or (_REQUIRED, None)."""
     fields: dict[str, tuple[object, Any]] = {}
     for name, field in model.model_fields.items():
         if field.default_factory is not None:
@@ -148,5 +152,5 @@ def _fields(model: type[SQLModel]) -> dict[str, tuple[object, Any]]:
         elif field.default is PydanticUndefined:
             fields[name] = (_REQUIRED, None)
         else:
-            fields[name] = (_VALUE, field.default)
+            fields[name] = (_MUTABLE if isinstance(field.default, dict | list | set) else _VALUE, field.default)
     return fields

@@ -83,7 +83,7 @@ class Daemon:
         faults.install()  # a test hook; does nothing unless PBEM_CRASH_AT is set
         self.stop = asyncio.Event()
         self.outbox_wake = asyncio.Event()
-        self.bot_wake = asyncio.Event()  # set after every message: a move may have put a bot on move
+        self.bot_wake = asyncio.Event()  # set after every batch of messages: a move may have put a bot on move
         self._warmed = False
         self._started = time.monotonic()
         self.web = None
@@ -157,6 +157,8 @@ class Daemon:
                 except Exception:  # e.g. the database went away: log, and read the message again later
                     log.exception("message %s could not be handled", mail.key)
                     troubled = True  # one message's trouble does not abandon the others of the batch
+            if mails:  # once a batch, not once a message: each look is a transaction of its own
+                self.bot_wake.set()
             if troubled:
                 await self._sleep(1.0)
             if handled:  # one IMAP command for the batch, after every one of its commits
@@ -187,7 +189,6 @@ class Daemon:
             log.info("message %s: %s", result.message_id, result.status)
         self.monitor.handled(result.status if result else "quarantined", time.perf_counter() - started)
         self._loop.call_soon_threadsafe(self.outbox_wake.set)
-        self._loop.call_soon_threadsafe(self.bot_wake.set)
         return True
 
     def _done(self, keys: list[str]) -> None:

@@ -1,0 +1,66 @@
+"""The database helpers of the move path: rows made without the model's constructor, and a
+pooled PostgreSQL connection checked only when it sat idle."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from sqlalchemy import event
+from sqlmodel import select
+
+from pbem.core import db
+from pbem.core.db import fresh, transaction
+from pbem.core.models import InboundMessage, Move, Outbox
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+INBOUND = {"message_id": "<m@x>", "digest": "0" * 64, "sender": "a@b.c", "status": "processed", "received_at": NOW}
+
+
+def test_a_fresh_row_is_the_constructors_row() -> None:
+    made, built = fresh(InboundMessage, **INBOUND), InboundMessage(**INBOUND)
+    assert made.model_dump() == built.model_dump()
+    assert (made.subject, made.note, made.proof, made.acts, made.id) == ("", "", None, None, None)
+    made.status = "silenced"  # set through the ORM's instrumentation afterwards, as on any row
+    assert made.status == "silenced"
+
+
+def test_a_fresh_row_needs_its_required_fields_and_no_others() -> None:
+    with pytest.raises(TypeError, match="missing"):
+        fresh(Move, game_id=1)
+    with pytest.raises(TypeError, match="unknown"):
+        fresh(InboundMessage, **INBOUND, colour="blue")
+
+
+def test_a_fresh_row_is_inserted_by_the_orm(any_server) -> None:
+    with transaction(any_server.engine) as session:
+        session.add(fresh(InboundMessage, **INBOUND))
+    with transaction(any_server.engine) as session:
+        row = session.exec(select(InboundMessage).where(InboundMessage.message_id == "<m@x>")).one()
+        assert (row.sender, row.status, row.note, row.id is not None) == ("a@b.c", "processed", "", True)
+        outbox = fresh(Outbox, message_id="<o@x>", recipient="a@b.c", template="moved", message=b"x",
+                       next_attempt_at=NOW, created_at=NOW)
+        assert (outbox.status, outbox.attempts, outbox.shown) == ("pending", 0, None)
+
+
+def test_a_pooled_postgresql_connection_is_pinged_only_after_sitting_idle(pg_server, monkeypatch) -> None:
+    engine = db.make_engine(pg_server.engine.url.render_as_string(hide_password=False))
+    pings = []
+    original = engine.dialect.do_ping
+    monkeypatch.setattr(engine.dialect, "do_ping", lambda conn: pings.append(1) or original(conn))
+    try:
+        for _ in range(3):  # taken again at once: no ping, no round trip more
+            with engine.connect() as conn:
+                conn.exec_driver_sql("SELECT 1")
+        assert pings == []
+        monkeypatch.setattr(db, "PING_AFTER", 0.0)  # as if it had sat idle
+        with engine.connect() as conn:
+            conn.exec_driver_sql("SELECT 1")
+        assert pings == [1]
+        statements = []
+        event.listen(engine, "before_cursor_execute", lambda *a, **k: statements.append(a[2]))
+        with engine.connect() as conn:
+            conn.exec_driver_sql("SELECT 2")
+        assert statements == ["SELECT 2"]  # the ping is the driver's, never a statement of ours
+    finally:
+        engine.dispose()
