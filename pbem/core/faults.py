@@ -20,6 +20,9 @@ import signal
 import threading
 
 ENV = "PBEM_CRASH_AT"
+#: the key of `Session.info` that marks an inbound message's transaction (its record is written
+#: by a Core statement, so the session holds no InboundMessage object to tell it by)
+INBOUND = "pbem.inbound-record"
 POINTS = ("before-commit", "after-commit", "after-smtp", "bot-thinking", "bot-searched")
 
 _counts: dict[str, int] = {}
@@ -57,7 +60,9 @@ def install() -> None:
     from pbem.core.models import InboundMessage
 
     def before_commit(session: Session) -> None:
-        if any(isinstance(obj, InboundMessage) for obj in [*session.new, *session.identity_map.values()]):
+        if session.info.get(INBOUND) or any(
+            isinstance(obj, InboundMessage) for obj in [*session.new, *session.identity_map.values()]
+        ):
             crash_point("before-commit")
 
     event.listen(Session, "before_commit", before_commit)

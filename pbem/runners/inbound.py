@@ -21,6 +21,7 @@ from sqlmodel import Session, select
 from pbem.commands.lines import reader
 from pbem.commands.lines.base import Context
 from pbem.commands.player import language
+from pbem.core import faults
 from pbem.core.config import Settings
 from pbem.core.db import fresh, transaction
 from pbem.core.models import Challenge, Game, InboundMessage, Outbox, Player
@@ -223,6 +224,7 @@ def _write(session: Session, record: InboundMessage) -> None:
     """Insert the record of a handled message in the session's transaction, without the ORM's
     unit of work (nothing reads it back in this transaction)."""
     session.connection().execute(_INSERT, {key: getattr(record, key) for key in _COLUMNS})
+    session.info[faults.INBOUND] = True  # the crash hook's `before-commit` point
 
 
 def _inbound(envelope: Envelope, status: str, note: str = "") -> InboundMessage:
