@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, insert
+from sqlalchemy import Engine, Table, insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
@@ -216,8 +216,9 @@ class Service:
         )
 
 
-_INSERT = insert(InboundMessage.__table__)  # built once; a Core statement: the record is only written
-_COLUMNS = [column.key for column in InboundMessage.__table__.columns if column.key != "id"]
+_TABLE: Table = InboundMessage.__table__  # type: ignore[attr-defined]  # SQLModel declares no __table__
+_INSERT = insert(_TABLE)  # built once; a Core statement: the record is only written
+_COLUMNS = [column.key for column in _TABLE.columns if column.key != "id"]
 
 
 def _write(session: Session, record: InboundMessage) -> None:
