@@ -17,6 +17,7 @@ for every Python. It is loaded once, on the first Chinese line to wrap.
 
 from __future__ import annotations
 
+import itertools
 import re
 import textwrap
 import threading
@@ -90,13 +91,8 @@ def cut(text: str, columns: int) -> str:
     """`text` cut to at most `columns` display columns, never through a wide letter."""
     if width(text) <= columns:
         return text
-    kept, used = [], 0
-    for char in text:
-        used += width(char)
-        if used > columns:
-            break
-        kept.append(char)
-    return "".join(kept)
+    ends = itertools.accumulate(width(char) for char in text)  # the column each letter ends at
+    return text[: sum(1 for _ in itertools.takewhile(lambda end: end <= columns, ends))]
 
 
 #: game words of the catalog that the segmenter's dictionary lacks (it would cut "提和", offer a
