@@ -38,8 +38,27 @@ def reply_to(sender: str, mail: email.message.EmailMessage, body: str) -> bytes:
 
 
 def text(mail: email.message.EmailMessage) -> str:
-    """The plain-text body of a mail, also when it carries attachments."""
-    return (mail.get_body(preferencelist=("plain",)) or mail).get_content()
+    """The plain-text body of a mail, also when it carries attachments, as our lines were
+    written: a format=flowed part's stuffing and soft-break spaces taken off, its lines not
+    joined (`flowed` joins them, as a flowed reader shows them)."""
+    part = mail.get_body(preferencelist=("plain",)) or mail
+    content = part.get_content()
+    if (part.get_param("format") or "").lower() != "flowed":
+        return content
+    lines = []
+    for line in content.splitlines(keepends=True):
+        words = line.rstrip("\r\n")
+        end = line[len(words):]
+        words = words.removeprefix(" ")
+        lines.append((words if words == "-- " else words.rstrip(" ")) + end)
+    return "".join(lines)
+
+
+def flowed(mail: email.message.EmailMessage) -> str:
+    """The plain-text body as a format=flowed reader shows it: paragraphs joined, boards kept."""
+    from pbem.mail.message.body import unwrap_flowed
+
+    return unwrap_flowed((mail.get_body(preferencelist=("plain",)) or mail).get_content())
 
 
 def proven(settings, engine, sender: str, body: str, game: int | None = None, **headers: str) -> bytes:  # noqa: ANN001

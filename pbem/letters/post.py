@@ -157,7 +157,7 @@ def _queue(
     if page is not None:  # only with a base_url: else the mail stays as it always was
         facts["game_url"] = page
     framed = templates.frame(len(letters), language, **facts)
-    frame = templates.text(framed, sections=[r.body for r in rendered])
+    frame = templates.text(framed, sections=[r.flowed for r in rendered])
     html = None
     if player.format != "text":  # the HTML part says the same words, with the boards as tables
         html = htmlmail.page(templates, sketches, framed, text, language=language,  # the title: no tag, no token
@@ -171,7 +171,8 @@ def _queue(
         recipient=(player.name, player.address),
         reply_to=trust.reply_to(settings, player, game, token),
         subject=subject,
-        body=frame.body,
+        body=frame.flowed,
+        flowed=True,
         html=html,
         in_reply_to=in_reply_to or thread_reply,
         references=[*references, *thread_refs] if in_reply_to else thread_refs,

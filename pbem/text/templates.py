@@ -31,6 +31,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, Undefined, pa
 from jinja2.runtime import Context
 from markupsafe import Markup, escape
 
+from pbem.mail.message.body import SOFT_BREAK
 from pbem.mail.message.reply import MARKERS
 from pbem.text import textwidth
 from pbem.text.i18n import DEFAULT, Speaker, speaker
@@ -56,6 +57,9 @@ WIDTH = 72  # every line of every mail fits a narrow client without reflowing
 class Rendered:
     subject: str
     body: str
+    #: the body with `SOFT_BREAK` where the wrapper broke a paragraph's line: what the text
+    #: part is written from (`pbem.mail.message.body.format_flowed`), and a frame's sections
+    flowed: str = ""
 
 
 # The marks a sketch prints where the two parts of a mail differ (private-use letters, which
@@ -179,7 +183,10 @@ def _wrap(line: str, guard: Callable[[str], bool], width: int = WIDTH) -> list[s
         lines = textwidth.wrap(line, narrower, indent)
         if not any(guard(_unkept(part).strip()) for part in lines[1:]):
             break
-    return [_unkept(part) for part in lines]
+    parts = [_unkept(part) for part in lines]
+    if indent:  # a list item or an indented line: flowed text has no hanging indent, it stays as is
+        return parts
+    return [part + SOFT_BREAK for part in parts[:-1]] + parts[-1:]  # a paragraph: its breaks are soft
 
 
 _CJK_GAP = re.compile("(?<=[。！？]) (?=\\S)")  # one space after a full-width full stop
@@ -367,7 +374,8 @@ class Templates:
         for line in lines:  # templates may leave runs of blank lines where blocks are empty
             if line or (collapsed and collapsed[-1]):
                 collapsed.append(line)
-        return Rendered(subject=subject, body="\n".join(collapsed).strip("\n") + "\n")
+        flowed = "\n".join(collapsed).strip("\n") + "\n"
+        return Rendered(subject=subject, body=flowed.replace(SOFT_BREAK, ""), flowed=flowed)
 
     def _wrapped_line(self, line: str, width: int) -> tuple[str, ...]:
         """`_wrap` of a line, wrapped once: the same lines (a footer, a hint, a board's

@@ -13,14 +13,14 @@ from pbem.core.models import Game, Outbox, Reminder
 from pbem.games import clock
 from pbem.runners import clock as timekeeper
 from pbem.runners.inbound import Service
-from tests.mailer import compose, parse, reply_to
+from tests.mailer import compose, parse, reply_to, text
 
 ALICE, BOB = "alice@example.org", "bob@example.org"
 START = datetime(2026, 6, 1, 9, 0, tzinfo=UTC)  # a Monday
 
 
 def body(mail) -> str:
-    return mail.get_body(preferencelist=("plain",)).get_content().replace("\r\n", "\n")
+    return text(mail).replace("\r\n", "\n")  # as written: format=flowed's stuffing taken off
 
 
 def say(server, sender: str, text: str) -> str:

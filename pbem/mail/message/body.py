@@ -230,6 +230,26 @@ def _guess(data: bytes) -> str | None:
     return str(tied[0])
 
 
+#: where our wrapper broke a paragraph's line (`format_flowed` writes it as a trailing space)
+SOFT_BREAK = "\ue00e"
+
+
+def format_flowed(text: str) -> str:
+    """Our text as format=flowed (RFC 3676, DelSp=no), the pair of `unwrap_flowed`: a line the
+    wrapper broke (it ends in `SOFT_BREAK`) ends in a space, so a phone's client joins it to the
+    next and wraps the paragraph to its screen; every other line stays as it is (boards, lists),
+    and a line that starts with a space, `>` or `From ` is stuffed with one space, which a
+    flowed reader takes off again (one that is not sees it, a column to the right)."""
+    lines = []
+    for line in text.split("\n"):
+        soft = line.endswith(SOFT_BREAK)
+        line = line.replace(SOFT_BREAK, "")
+        if line.startswith((" ", ">", "From ")):
+            line = " " + line
+        lines.append(line + " " if soft and line.strip() else line)
+    return "\n".join(lines)
+
+
 def unwrap_flowed(text: str, *, delsp: bool = False) -> str:
     """Join the soft line breaks of format=flowed text (RFC 3676); the standard library does not.
 

@@ -31,6 +31,7 @@ from email.mime.base import MIMEBase
 from email.policy import Compat32
 from email.utils import format_datetime, formataddr
 
+from pbem.mail.message.body import format_flowed
 from pbem.mail.message.headers import ascii_address, printable
 from pbem.mail.message.notation import format_message_id
 
@@ -92,6 +93,7 @@ def build(
     unsubscribe_url: str | None = None,
     answers: bool = False,
     feedback_id: str | None = None,
+    flowed: bool = False,
 ) -> bytes:
     """The exact bytes of one outgoing mail (CRLF line ends, as SMTP wants them).
 
@@ -103,13 +105,19 @@ def build(
     with List-Unsubscribe-Post, the one-click unsubscribe of RFC 8058. `answers`: the mail answers one the recipient wrote, so it is
     "auto-replied" (RFC 3834); any other (a notice, a reminder, a digest) is "auto-generated".
     `feedback_id` becomes Feedback-ID (`feedback_id()`), by which mailbox providers report
-    complaints per kind of mail.
+    complaints per kind of mail. `flowed`: `body` marks its soft line breaks
+    (`body.SOFT_BREAK`) and the text part goes as format=flowed (`body.format_flowed`), which
+    phones rewrap to their width while boards stay as drawn.
 
     The bytes are what the standard library's compat32 classes and generator make of such a
     mail, written here from the finished parts: each part's head is fixed text, its body
     ASCII (7bit, or quoted-printable), and each header is folded by the same policy."""
+    if flowed:
+        body = format_flowed(body)
     texts = (body, html or "", *(content for _, _, content in attachments))
     head, content = _text_part("plain", body, _body_quoted(body))
+    if flowed:
+        head = head.replace(b'charset="utf-8"', b'charset="utf-8"; format=flowed', 1)
     boundary = ""
     if html is not None:
         boundary = _boundary(*texts)

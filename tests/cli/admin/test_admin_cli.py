@@ -12,7 +12,7 @@ from pbem.commands.lines import reader
 from pbem.core.models import Outbox
 from pbem.runners.inbound import Service
 from tests.cli.admin.conftest import fail, run, run_json
-from tests.mailer import compose, proven
+from tests.mailer import compose, proven, text
 
 ALICE, BOB, CAROL = "alice@example.org", "bob@example.org", "carol@example.org"
 
@@ -24,7 +24,7 @@ def _mails(db, address: str) -> list[email.message.EmailMessage]:
 
 
 def _text(mail) -> str:
-    return mail.get_body(("plain",)).get_content()
+    return text(mail)  # as written: format=flowed's stuffing taken off
 
 
 def _safe(mail) -> None:
