@@ -92,7 +92,7 @@ as inserted (their values: no ORM object is made for a row only written)."""
 
 _INSERT = insert(Outbox.__table__)  # built once, as `_THREADS`; Core: the rows are only written
 #: an outbox row's columns that a new mail leaves at their defaults (`_queue` writes the others)
-_FRESH = {"status": "pending", "attempts": 0, "last_error": None, "sent_at": None, "token": None}
+_FRESH = {name: Outbox.model_fields[name].default for name in ("status", "attempts", "last_error", "sent_at", "token")}
 
 
 def queue(session: Session, settings: Settings, templates: Templates, player: Player, letters: Sequence[Letter],
