@@ -7,30 +7,23 @@ half-way; `busy_timeout` makes the second one wait.
 
 from __future__ import annotations
 
-import copy
-import functools
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
 
 from alembic import command
 from alembic.config import Config
-from pydantic_core import PydanticUndefined
 from sqlalchemy import Engine, create_engine, event, exc
-from sqlalchemy.orm import instrumentation
-from sqlmodel import Session, SQLModel
+from sqlmodel import Session
 
+from pbem.core import rows
 from pbem.core.work import work_of
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 _MIGRATION_LOCK = 0x7062656D  # "pbem": the advisory lock that serialises migrations on PostgreSQL
 #: seconds a pooled PostgreSQL connection may sit idle and still be handed out without a ping
 PING_AFTER = 1.0
-
-Row = TypeVar("Row", bound=SQLModel)
-
 
 def make_engine(url: str) -> Engine:
     """An engine for `url`; SQLite files get WAL, a busy timeout and immediate transactions.
@@ -105,7 +98,7 @@ def migrate(engine: Engine) -> None:
 @contextmanager
 def transaction(engine: Engine) -> Iterator[Session]:
     """One unit of work: committed if the block ends normally, rolled back if it raises."""
-    with Session(engine, expire_on_commit=False) as session, session.begin():
+    with rows.Session(engine, expire_on_commit=False) as session, session.begin():
         yield session
 
 
@@ -113,44 +106,3 @@ def keep(session: Session, *rows: object) -> None:
     """Hold loaded rows for the rest of the session: its identity map holds them only weakly, and
     a row dropped from it costs a SELECT the next time something asks for it by id."""
     work_of(session).kept.extend(rows)
-
-
-def fresh(model: type[Row], **values: Any) -> Row:
-    """A new row object of a table `model` from values the code itself made, as `model(**values)`
-    makes it but without the constructor's attribute-by-attribute bookkeeping (twenty times the
-    cost): for the rows a move mail writes. Fields not given take their defaults; a required
-    field left out raises TypeError. The object is transient, as a constructed one is."""
-    fields = _fields(model)
-    missing = [name for name, (how, _) in fields.items() if how is _REQUIRED and name not in values]
-    unknown = set(values) - set(fields)
-    if missing or unknown:
-        raise TypeError(f"{model.__name__}: missing {missing}, unknown {sorted(unknown)}")
-    row = instrumentation.manager_of_class(model).new_instance()
-    state = row.__dict__  # the ORM's state dict: a transient object's values live there
-    for name, (how, default) in fields.items():
-        if name in values:
-            state[name] = values[name]
-        else:  # a mutable default is copied, as the constructor copies it
-            state[name] = default() if how is _FACTORY else copy.copy(default) if how is _MUTABLE else default
-    object.__setattr__(row, "__pydantic_fields_set__", set(values))
-    object.__setattr__(row, "__pydantic_extra__", None)
-    object.__setattr__(row, "__pydantic_private__", None)
-    return row
-
-
-_REQUIRED, _FACTORY, _MUTABLE, _VALUE = object(), object(), object(), object()
-
-
-@functools.cache
-def _fields(model: type[SQLModel]) -> dict[str, tuple[object, Any]]:
-    """Each field of `model` in order, with its default: (_VALUE, value), (_MUTABLE, value to
-    copy), (_FACTORY, factory) or (_REQUIRED, None)."""
-    fields: dict[str, tuple[object, Any]] = {}
-    for name, field in model.model_fields.items():
-        if field.default_factory is not None:
-            fields[name] = (_FACTORY, field.default_factory)
-        elif field.default is PydanticUndefined:
-            fields[name] = (_REQUIRED, None)
-        else:
-            fields[name] = (_MUTABLE if isinstance(field.default, dict | list | set) else _VALUE, field.default)
-    return fields

@@ -21,9 +21,10 @@ from sqlalchemy import bindparam
 from sqlmodel import Session, delete, or_, select
 
 import pbem_engine
-from pbem.core.db import fresh, keep
+from pbem.core.db import keep
 from pbem.core.errors import CommandError, GameError, NotAMove
 from pbem.core.models import Challenge, Game, Move, Player, Reminder
+from pbem.core.rows import fresh
 from pbem.core.work import work_of
 from pbem.games import clock as _clock
 from pbem.games import ratings

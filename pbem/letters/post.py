@@ -17,8 +17,8 @@ from sqlalchemy import bindparam, func, insert
 from sqlmodel import Session, select
 
 from pbem.core.config import Settings
-from pbem.core.db import fresh
 from pbem.core.models import Game, Outbox, Player
+from pbem.core.rows import fresh
 from pbem.core.wallclock import now
 from pbem.core.work import work_of
 from pbem.games import records

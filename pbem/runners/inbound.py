@@ -23,8 +23,9 @@ from pbem.commands.lines.base import Context
 from pbem.commands.player import language
 from pbem.core import faults
 from pbem.core.config import Settings
-from pbem.core.db import fresh, transaction
+from pbem.core.db import transaction
 from pbem.core.models import Challenge, Game, InboundMessage, Outbox, Player
+from pbem.core.rows import fresh
 from pbem.core.wallclock import now
 from pbem.games import players
 from pbem.letters import bounces, notify, post

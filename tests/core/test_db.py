@@ -10,8 +10,9 @@ from sqlalchemy import event
 from sqlmodel import select
 
 from pbem.core import db
-from pbem.core.db import fresh, transaction
+from pbem.core.db import transaction
 from pbem.core.models import InboundMessage, Move, Outbox
+from pbem.core.rows import fresh
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 INBOUND = {"message_id": "<m@x>", "digest": "0" * 64, "sender": "a@b.c", "status": "processed", "received_at": NOW}

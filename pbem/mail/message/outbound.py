@@ -177,8 +177,58 @@ _TEXT_HEADS = {
 def _text_part(subtype: str, text: str, quoted: bool) -> tuple[bytes, bytes]:
     """A text part's head (its header fields) and its body, ASCII with CRLF line ends."""
     if quoted:
-        text = quoprimime.body_encode(text.encode("utf-8").decode("latin-1"))
+        text = quoted_printable(text.encode("utf-8").decode("latin-1"))
     return _TEXT_HEADS[(subtype, quoted)], _crlf(text)
+
+
+#: a letter `quoprimime.body_encode` writes as =XX, `=` itself aside: any but tab, line ends and
+#: printable ASCII
+_QP_UNSAFE = re.compile(r"[^\t\n\r -~]")
+
+
+def quoted_printable(text: str, width: int = 76) -> str:
+    """`quoprimime.body_encode(text)`, letter for letter, in a fifth of its time for ASCII text:
+    an HTML part goes quoted-printable for its long lines, and then only its `=` need
+    quoting, which `str.replace` does at C speed where the stdlib's `str.translate` with a
+    table of three-letter strings took 0.3 ms for an 11 kB part. The lines are broken as the
+    stdlib breaks them (its loop, kept as it is): soft breaks before `width`, never inside an
+    escape, a space or tab at a line's end quoted."""
+    if not text:
+        return text
+    if _QP_UNSAFE.search(text) is None:
+        text = text.replace("=", "=3D")
+    else:
+        text = text.translate(quoprimime._QUOPRI_BODY_ENCODE_MAP)  # type: ignore[attr-defined]
+    soft_break, last = "=\n", width - 1
+    encoded: list[str] = []
+    append = encoded.append
+    for line in text.splitlines():
+        start, laststart = 0, len(line) - 1 - width
+        while start <= laststart:
+            stop = start + last
+            if line[stop - 2] == "=":
+                append(line[start : stop - 1])
+                start = stop - 2
+            elif line[stop - 1] == "=":
+                append(line[start:stop])
+                start = stop - 1
+            else:
+                append(line[start:stop] + "=")
+                start = stop
+        if line and line[-1] in " \t":
+            room = start - laststart
+            if room >= 3:
+                end = quoprimime.quote(line[-1])
+            elif room == 2:
+                end = line[-1] + soft_break
+            else:
+                end = soft_break + quoprimime.quote(line[-1])
+            append(line[start:-1] + end)
+        else:
+            append(line[start:])
+    if text[-1] in "\r\n":
+        append("")
+    return "\n".join(encoded)
 
 
 def _multipart(subtype: str, boundary: str, parts: Sequence[tuple[bytes, bytes]]) -> tuple[bytes, bytes]:
