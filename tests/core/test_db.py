@@ -6,13 +6,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from sqlalchemy import event
-from sqlmodel import select
+from sqlalchemy import event, inspect, update
+from sqlmodel import Session, select
 
 from pbem.core import db
 from pbem.core.db import transaction
 from pbem.core.models import InboundMessage, Move, Outbox
-from pbem.core.rows import fresh
+from pbem.core.rows import attach, fresh
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 INBOUND = {"message_id": "<m@x>", "digest": "0" * 64, "sender": "a@b.c", "status": "processed", "received_at": NOW}
@@ -65,3 +65,31 @@ def test_a_pooled_postgresql_connection_is_pinged_only_after_sitting_idle(pg_ser
         assert statements == ["SELECT 2"]  # the ping is the driver's, never a statement of ours
     finally:
         engine.dispose()
+
+
+def test_a_row_read_by_core_is_the_orms_row(any_server) -> None:
+    """`get` of a row the session does not hold reads it by a Core statement: the object is
+    persistent, equal to the ORM's load, a change to it is written, and one the session holds
+    wins over the database (a read never overwrites the transaction's own state)."""
+    with transaction(any_server.engine) as session:
+        session.add(fresh(InboundMessage, **INBOUND))
+    with Session(any_server.engine) as plain:
+        loaded = plain.exec(select(InboundMessage)).one()
+        reference = loaded.model_dump()
+    statements: list[str] = []
+    event.listen(any_server.engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
+    with transaction(any_server.engine) as session:
+        row = session.get(InboundMessage, reference["id"])
+        assert row.model_dump() == reference
+        assert inspect(row).persistent and not session.dirty
+        assert session.get(InboundMessage, reference["id"]) is row  # held: no second query
+        assert session.get(InboundMessage, reference["id"] + 1) is None
+        row.note = "seen"
+    assert sum("inbound" in s.lower() and s.lstrip().upper().startswith("SELECT") for s in statements) == 2
+    with transaction(any_server.engine) as session:
+        row = session.get(InboundMessage, reference["id"])
+        assert row.note == "seen"
+        session.connection().execute(update(InboundMessage).values(note="changed behind"))
+        assert session.get(InboundMessage, reference["id"]).note == "seen"  # the held object wins
+        again = attach(session, InboundMessage, session.connection().execute(select(InboundMessage.__table__)).one())
+        assert again is row and row.note == "seen"
