@@ -65,14 +65,15 @@ async def _smtp_floor(rig: MailRig, mails: list[tuple[str, bytes]], sender: str)
     return per_mail, time.perf_counter() - started, time.thread_time() - cpu
 
 
-def run(games: int, moves: int, database: str, profile_moves: int = 0) -> dict[str, float]:
+def run(games: int, moves: int, database: str, profile_moves: int = 0, profile_out: str | None = None) -> dict[str, float]:
     rig = MailRig().start()
     try:
         with tempfile.TemporaryDirectory(prefix="pbem-bench-") as tmp, throwaway(database, Path(tmp)) as url:
             figures = _run(rig, Path(tmp), url, games, moves)
         if profile_moves:
             with tempfile.TemporaryDirectory(prefix="pbem-bench-") as tmp, throwaway(database, Path(tmp)) as url:
-                figures.update(_profiled(rig, Path(tmp), url, min(games, profile_moves), profile_moves))
+                figures.update(_profiled(rig, Path(tmp), url, min(games, profile_moves), profile_moves,
+                                         f"{profile_out}.{database}" if profile_out else None))
         return figures
     finally:
         rig.stop()
@@ -164,8 +165,9 @@ def _run(rig: MailRig, tmp: Path, url: str, games: int, moves: int) -> dict[str,
     return figures
 
 
-def _profiled(rig: MailRig, tmp: Path, url: str, games: int, moves: int) -> dict[str, float]:
-    """The daemon in this process under `cpu_profile`, on a backlog of its own: CPU by component."""
+def _profiled(rig: MailRig, tmp: Path, url: str, games: int, moves: int, out: str | None = None) -> dict[str, float]:
+    """The daemon in this process under `cpu_profile`, on a backlog of its own: CPU by component
+    (and the whole profile written to `out`, for `python -m pstats`)."""
     from benchmarks import cpu_profile
     from pbem.core.config import load
     from pbem.runners.daemon import Daemon
@@ -190,6 +192,8 @@ def _profiled(rig: MailRig, tmp: Path, url: str, games: int, moves: int) -> dict
     with cpu_profile.ThreadProfiles() as profiles:
         asyncio.run(main())
     stats = profiles.stats()
+    if out:
+        stats.dump_stats(out)
     parts = cpu_profile.breakdown(stats)
     total = sum(parts.values())
     db.dispose()
@@ -237,6 +241,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="both (the default): SQLite, then PostgreSQL, in one run, side by side")
     parser.add_argument("--profile-moves", type=int, default=300,
                         help="moves of the profiled in-process run that splits the daemon's CPU (0: none)")
+    parser.add_argument("--profile-out", metavar="FILE",
+                        help="also write the profiled run's statistics to FILE.sqlite / FILE.postgresql")
     parser.add_argument("--no-check", action="store_true",
                         help="do not compare with the figures recorded in benchmarks/README.md")
     args = parser.parse_args(argv)
@@ -244,7 +250,7 @@ def main(argv: list[str] | None = None) -> None:
     results: dict[str, dict[str, float]] = {}
     with contextlib.suppress(KeyboardInterrupt):
         for database in databases:
-            results[database] = run(args.games, args.moves, database, args.profile_moves)
+            results[database] = run(args.games, args.moves, database, args.profile_moves, args.profile_out)
             report(results[database], args.games, database)
     if not results:
         return

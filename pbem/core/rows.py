@@ -9,20 +9,22 @@ per model, and the object is made from the row (`fresh`) and handed to the sessi
 persistent object, so a change to it is flushed as an UPDATE as before.
 
 An object already in the session wins over the row read, as with the ORM: a read never
-overwrites what the transaction holds. Such a read does not flush first: it reads by key
-(a pending change never changes which row a key names) or the caller says why it may not.
+overwrites what the transaction holds (`lock` alone reads a row afresh, as the ORM's
+`populate_existing` does). `load` and `read` flush the session's changes first, as the ORM's
+autoflush does before a query; `get` reads by key, which no pending change alters.
 """
 
 from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from pydantic_core import PydanticUndefined
-from sqlalchemy import Select, Table, bindparam, inspect, select
+from sqlalchemy import CursorResult, Executable, Select, Table, bindparam, inspect, select
 from sqlalchemy.orm import instrumentation, make_transient_to_detached
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session as _Session
 from sqlmodel import SQLModel
 
@@ -44,11 +46,40 @@ class Session(_Session):
         return attach(self, entity, row) if row is not None else None
 
 
-def attach(session: _Session, model: type[Row], row: Sequence[Any]) -> Row:
-    """The object of `row` (all of `model`'s columns, in table order) in `session`: the one
-    the session holds for its key, or a new persistent one made from the row."""
+def read(session: _Session, statement: Executable, params: Mapping[str, Any] | None = None) -> CursorResult[Any]:
+    """A Core statement's result in the session's transaction, after its changes are flushed
+    (as the ORM flushes before a query): without the ORM's state for each query."""
+    if session.autoflush:
+        session.flush()  # nothing to do (and no cost) unless something changed
+    return session.connection().execute(statement, params or {})
+
+
+def load(session: _Session, model: type[Row], statement: Executable, params: Mapping[str, Any] | None = None) -> list[Row]:
+    """The objects of the rows `statement` selects (`select(table(model))...`: every column, in
+    table order), as `session.exec(select(model)...)` gives them."""
+    return [attach(session, model, row) for row in read(session, statement, params)]
+
+
+def lock(session: _Session, model: type[Row], ident: Any) -> Row | None:
+    """A row by key, locked for the rest of the transaction (`FOR UPDATE`) and read afresh:
+    an object the session holds takes the row's values, as `populate_existing` makes it."""
+    key = session.identity_key(model, ident)
+    row = session.connection().execute(_locking(model), dict(zip(_key_names(model), key[1], strict=True))).first()
+    if row is None:
+        return None
+    held = session.identity_map.get(key)
+    if held is None:
+        return attach(session, model, row)
+    for name, value in zip(_columns(model), row, strict=True):
+        set_committed_value(held, name, value)
+    return held  # type: ignore[return-value]
+
+
+def attach(session: _Session, model: type[Row], row: Sequence[Any], start: int = 0) -> Row:
+    """The object of `row` (all of `model`'s columns, in table order, from `start`) in
+    `session`: the one the session holds for its key, or a new persistent one made from the row."""
     names = _columns(model)
-    values = dict(zip(names, row, strict=True))
+    values = dict(zip(names, row[start : start + len(names)], strict=True))
     key = session.identity_key(model, tuple(values[name] for name in _key_names(model)))
     held = session.identity_map.get(key)
     if held is not None:
@@ -57,10 +88,6 @@ def attach(session: _Session, model: type[Row], row: Sequence[Any]) -> Row:
     make_transient_to_detached(obj)  # its values are what the database holds: no history
     session.add(obj)
     return obj
-
-
-def attach_all(session: _Session, model: type[Row], rows: Iterable[Sequence[Any]]) -> list[Row]:
-    return [attach(session, model, row) for row in rows]
 
 
 def table(model: type[SQLModel]) -> Table:
@@ -82,6 +109,11 @@ def _by_key(model: type[SQLModel]) -> Select[Any]:
     """The Core statement that reads one row of `model` by its key: built once."""
     columns = table(model).c
     return select(table(model)).where(*(columns[name] == bindparam(name) for name in _key_names(model)))
+
+
+@functools.cache
+def _locking(model: type[SQLModel]) -> Select[Any]:
+    return _by_key(model).with_for_update()
 
 
 def fresh(model: type[Row], **values: Any) -> Row:

@@ -12,6 +12,7 @@ from sqlmodel import Session, select
 
 from pbem.core.config import Settings
 from pbem.core.models import Player
+from pbem.core.rows import attach, read, table
 from pbem.text import lookalikes
 
 NAME_MAX = 40
@@ -82,9 +83,9 @@ def get_or_register_with(session: Session, address: str, now: datetime, column: 
     """`get_or_register`, reading one more value about the sender (a scalar subquery) in the
     same statement; the value is None for a player registered here."""
     address = address.strip().lower()
-    row = session.exec(select(Player, column).where(Player.address == address)).first()
+    row = read(session, select(table(Player), column).where(Player.address == address)).first()
     if row is not None:
-        return row[0], row[1]
+        return attach(session, Player, row), row[-1]
     return get_or_register(session, address, now), None
 
 

@@ -17,14 +17,15 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import bindparam
+from sqlalchemy import bindparam, insert
 from sqlmodel import Session, delete, or_, select
 
 import pbem_engine
+from pbem.core import rows
 from pbem.core.db import keep
 from pbem.core.errors import CommandError, GameError, NotAMove
 from pbem.core.models import Challenge, Game, Move, Player, Reminder
-from pbem.core.rows import fresh
+from pbem.core.rows import fresh, load, table
 from pbem.core.work import work_of
 from pbem.games import clock as _clock
 from pbem.games import ratings
@@ -205,7 +206,7 @@ def _locked(session: Session, game_id: int) -> Game | None:
     whole file since the transaction's first statement, so a game it read already is current."""
     if session.get_bind().dialect.name == "sqlite":
         return session.get(Game, game_id)
-    return session.get(Game, game_id, with_for_update=True, populate_existing=True)
+    return rows.lock(session, Game, game_id)
 
 
 def start(session: Session, challenge: Challenge, acceptor: Player, first: Player, now: datetime) -> Game:
@@ -290,7 +291,9 @@ def play(
         created_at=now,
     )
     record.clock_left = _clock.charge(session, game, now)  # the mover's clock, before the turn passes
-    session.add(record)
+    # written at once by a Core statement (nothing reads the object back from the session):
+    # the ORM's unit of work for one new row cost more than the INSERT itself
+    session.connection().execute(_INSERT_MOVE, {name: getattr(record, name) for name in _MOVE_COLUMNS})
     work_of(session).newest_moves[game.id] = record  # the newest move, for the mails
     _set_position(game, after)
     game.draw_offer = None
@@ -433,14 +436,19 @@ def last_move(session: Session, game: Game) -> Move | None:
     played = work_of(session).newest_moves.get(game.id)
     if played is not None and played.ply == game.ply:
         return played
-    query = select(Move).where(Move.game_id == game.id).order_by(Move.ply.desc()).limit(1)
-    return session.exec(query).first()
+    found = load(session, Move, _LAST_MOVE, {"game": game.id})
+    return found[0] if found else None
+
+
+_LAST_MOVE = select(table(Move)).where(Move.game_id == bindparam("game")).order_by(Move.ply.desc()).limit(1)
 
 
 def moves(session: Session, game: Game) -> list[Move]:
     return list(session.exec(_MOVES, params={"game": game.id}))
 
 
+_INSERT_MOVE = insert(table(Move))
+_MOVE_COLUMNS = [column.key for column in table(Move).columns if column.key != "id"]
 _MOVES = select(Move).where(Move.game_id == bindparam("game")).order_by(Move.ply)  # built once: every record reads it
 
 

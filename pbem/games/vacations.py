@@ -12,6 +12,7 @@ from sqlmodel import Session, select
 
 from pbem.core.errors import ClockError
 from pbem.core.models import Player, Vacation
+from pbem.core.rows import load, table
 from pbem.core.work import work_of
 from pbem.games.zones import local, zone
 from pbem_engine.common.phrases import nphrase, phrase
@@ -19,9 +20,9 @@ from pbem_engine.common.phrases import nphrase, phrase
 DAY = timedelta(days=1)
 
 
-_VACATIONS = select(Vacation).where(Vacation.player_id == bindparam("player")).order_by(Vacation.starts_at)
+_VACATIONS = select(table(Vacation)).where(Vacation.player_id == bindparam("player")).order_by(Vacation.starts_at)
 _VACATIONS_SINCE = (  # built once: the clock round asks for every due game
-    select(Vacation)
+    select(table(Vacation))
     .where(Vacation.player_id == bindparam("player"), Vacation.ends_at > bindparam("since"))
     .order_by(Vacation.starts_at)
 )
@@ -29,8 +30,8 @@ _VACATIONS_SINCE = (  # built once: the clock round asks for every due game
 
 def vacations(session: Session, player_id: int, since: datetime | None = None) -> list[Vacation]:
     if since is None:
-        return list(session.exec(_VACATIONS, params={"player": player_id}))
-    return list(session.exec(_VACATIONS_SINCE, params={"player": player_id, "since": since}))
+        return load(session, Vacation, _VACATIONS, {"player": player_id})
+    return load(session, Vacation, _VACATIONS_SINCE, {"player": player_id, "since": since})
 
 
 def pausing(session: Session, player_id: int, since: datetime) -> list[Vacation]:

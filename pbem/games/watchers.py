@@ -8,16 +8,16 @@ from sqlalchemy import bindparam
 from sqlmodel import Session, select
 
 from pbem.core.models import Game, Player, Watcher
+from pbem.core.rows import load, table
 
 
 def watchers(session: Session, game: Game) -> list[Player]:
     """Who watches `game` (banned players are left out)."""
-    rows = session.exec(_WATCHERS, params={"game": game.id}).all()
-    return [p for p in rows if not p.banned]
+    return [p for p in load(session, Player, _WATCHERS, {"game": game.id}) if not p.banned]
 
 
 _WATCHERS = (  # built once: every game that ends asks
-    select(Player).join(Watcher, Watcher.player_id == Player.id).where(Watcher.game_id == bindparam("game"))
+    select(table(Player)).join(Watcher, Watcher.player_id == Player.id).where(Watcher.game_id == bindparam("game"))
 )
 
 

@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, Table, insert
+from sqlalchemy import Engine, Table, bindparam, insert
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbem.commands.lines import reader
 from pbem.commands.lines.base import Context
@@ -25,7 +25,7 @@ from pbem.core import faults
 from pbem.core.config import Settings
 from pbem.core.db import transaction
 from pbem.core.models import Challenge, Game, InboundMessage, Outbox, Player
-from pbem.core.rows import fresh
+from pbem.core.rows import fresh, read
 from pbem.core.wallclock import now
 from pbem.games import players
 from pbem.letters import bounces, notify, post
@@ -169,12 +169,7 @@ class Service:
             about_none = answered is not None and answered[0] != "held"
         ids = [*envelope.references, *([envelope.in_reply_to] if envelope.in_reply_to else [])]
         if ids and not about_none:
-            found = session.exec(
-                select(Outbox.game_id)
-                .where(Outbox.message_id.in_(ids[-20:]))
-                .where(Outbox.game_id.is_not(None))
-                .order_by(Outbox.id.desc())
-            ).first()
+            found = read(session, _THREAD_GAME, {"ids": ids[-20:]}).scalar()
             if found is not None:
                 return found
         tag = notation.parse_subject(envelope.subject)
@@ -217,6 +212,12 @@ class Service:
         )
 
 
+_THREAD_GAME = (  # built once: the newest game of our mails that a reply's headers name
+    select(Outbox.game_id)
+    .where(col(Outbox.message_id).in_(bindparam("ids", expanding=True)), col(Outbox.game_id).is_not(None))
+    .order_by(col(Outbox.id).desc())
+    .limit(1)
+)
 _TABLE: Table = InboundMessage.__table__  # type: ignore[attr-defined]  # SQLModel declares no __table__
 _INSERT = insert(_TABLE)  # built once; a Core statement: the record is only written
 _COLUMNS = [column.key for column in _TABLE.columns if column.key != "id"]

@@ -14,8 +14,8 @@ import logging
 from collections import deque
 from datetime import timedelta
 
-from sqlalchemy import Engine, update
-from sqlmodel import select
+from sqlalchemy import Engine, bindparam, update
+from sqlmodel import col, select
 
 from pbem.core import faults
 from pbem.core.config import Settings
@@ -37,19 +37,25 @@ def claim(engine: Engine, limit: int, lease: float = 120.0) -> list[tuple[int, s
 
     If the daemon dies while sending, the lease (seconds) runs out and a daemon sends the
     row again, with the same Message-ID: at least once, never lost."""
-    with transaction(engine) as session:
-        rows = session.exec(
-            select(Outbox)
-            .where(Outbox.status == "pending")
-            .where(Outbox.next_attempt_at <= now())
-            .order_by(Outbox.id)
-            .limit(limit)
-            .with_for_update(skip_locked=True)
-        ).all()
-        for row in rows:
-            row.next_attempt_at = now() + timedelta(seconds=lease)
-            session.add(row)
-        return [(row.id, row.recipient, row.message) for row in rows]
+    with transaction(engine) as session:  # Core statements: the rows are only read and leased
+        connection = session.connection()
+        rows = connection.execute(_DUE, {"now": now(), "limit": limit}).all()
+        if rows:
+            connection.execute(_LEASE, {"ids": [row[0] for row in rows], "until": now() + timedelta(seconds=lease)})
+        return [(row_id, recipient, message) for row_id, recipient, message in rows]
+
+
+_DUE = (  # built once: the outbox runner asks at every round
+    select(Outbox.id, Outbox.recipient, Outbox.message)
+    .where(col(Outbox.status) == "pending", col(Outbox.next_attempt_at) <= bindparam("now"))
+    .order_by(col(Outbox.id))
+    .limit(bindparam("limit"))
+    .with_for_update(skip_locked=True)
+)
+_SENT = update(Outbox).where(col(Outbox.id).in_(bindparam("ids", expanding=True))).values(
+    status="sent", sent_at=bindparam("at"), last_error=None, attempts=col(Outbox.attempts) + 1)
+_LEASE = update(Outbox).where(col(Outbox.id).in_(bindparam("ids", expanding=True))).values(
+    next_attempt_at=bindparam("until"))
 
 
 #: sent rows recorded per transaction (a crash re-sends at most this many, under their Message-IDs)
@@ -184,11 +190,8 @@ def _record(engine: Engine, settings: Settings, outcomes: list[tuple[int, str, s
     at = now()
     sent = [row_id for row_id, _, error in outcomes if error is None]
     with transaction(engine) as session:
-        if sent:
-            session.exec(
-                update(Outbox).where(Outbox.id.in_(sent))
-                .values(status="sent", sent_at=at, last_error=None, attempts=Outbox.attempts + 1)
-            )
+        if sent:  # a Core statement: the ORM's bulk update would look for the rows in the session
+            session.connection().execute(_SENT, {"ids": sent, "at": at})
         for row_id, recipient, error in outcomes:
             if error is None:
                 continue

@@ -30,6 +30,7 @@ from sqlmodel import Session, select
 
 from pbem.core.db import transaction
 from pbem.core.models import InboundMessage, Quarantine
+from pbem.core.rows import read
 from pbem.core.wallclock import now
 from pbem.mail.message.inbound import Envelope
 
@@ -148,7 +149,7 @@ class Gate:
         """(verdict, tries): verdict None to go on, "duplicate" for a message already handled,
         "quarantined" for one set aside (here: its status and bytes); tries None: never counted."""
         mid = envelope.message_id
-        found, count, state = session.execute(_SIGHTING, {"mid": mid}).one()
+        found, count, state = read(session, _SIGHTING, {"mid": mid}).one()
         if found is not None:
             return "duplicate", count
         if count is not None and (state == "quarantined" or count >= self.max_tries):

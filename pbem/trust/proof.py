@@ -24,6 +24,7 @@ from sqlmodel import Session, col, func, select
 from pbem.core.config import Settings
 from pbem.core.db import keep
 from pbem.core.models import Challenge, Game, InboundMessage, Move, Outbox, Player
+from pbem.core.rows import attach, read, table
 from pbem.core.work import work_of
 from pbem.mail.message import notation
 from pbem.mail.message.inbound import Envelope
@@ -245,8 +246,8 @@ def dmarc_pass(envelope: Envelope, authserv_id: str) -> bool:
 
 _OURS_NAMED = (  # built once: our mails a mail's headers name, and those that carried its token
     select(Outbox.message_id, Outbox.game_id, Outbox.game_version, Outbox.template, Outbox.thread,
-           Outbox.player_id, Outbox.token, Outbox.shown, Game)
-    .outerjoin(Game, Game.id == Outbox.game_id)
+           Outbox.player_id, Outbox.token, Outbox.shown, table(Game))
+    .outerjoin(table(Game), Game.id == Outbox.game_id)
     .where(or_(
         Outbox.message_id.in_(bindparam("ids", expanding=True)),
         and_(Outbox.token == bindparam("mac"), Outbox.player_id == bindparam("player")),
@@ -254,6 +255,7 @@ _OURS_NAMED = (  # built once: our mails a mail's headers name, and those that c
     .order_by(Outbox.id.desc())
     .limit(100)
 )
+_GAME_AT = 8  # where the game's columns begin in a row of `_OURS_NAMED`
 
 
 def _boards(session: Session, envelope: Envelope, player: Player, found: Evidence) -> None:
@@ -267,11 +269,13 @@ def _boards(session: Session, envelope: Envelope, player: Player, found: Evidenc
     ids = [*envelope.references, *([envelope.in_reply_to] if envelope.in_reply_to else [])][-40:]
     token, mac = found.token, found.mac
     if ids or mac is not None:
-        rows = session.execute(_OURS_NAMED, {"ids": ids, "mac": mac, "player": player.id}).all()
+        rows = read(session, _OURS_NAMED, {"ids": ids, "mac": mac, "player": player.id}).all()
         cache = work_of(session).answered
         if envelope.in_reply_to:
             cache[envelope.in_reply_to] = None
-        for message_id, game_id, version, template, thread, to, carried, shown, game in rows:
+        for row in rows:
+            message_id, game_id, version, template, thread, to, carried, shown = row[:_GAME_AT]
+            game = attach(session, Game, row, _GAME_AT) if row[_GAME_AT] is not None else None
             if mac is not None and carried == mac and to == player.id:
                 _showed(found, shown or {}, message_id == envelope.in_reply_to)
             if message_id not in ids:
