@@ -22,9 +22,10 @@ from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
 import pbem_engine
+from pbem.core.config import Settings
 from pbem.core.db import transaction
 from pbem.core.models import Challenge, Outbox
-from pbem.games import players
+from pbem.games import clock, players
 from pbem.games import store as G
 from pbem.games.clock import now
 from tests.integration.lines import move_address, script
@@ -73,6 +74,9 @@ def prepare_games(db: Engine, rig: MailRig, games: int, plies: int, people: int 
             session.add(challenge)
             session.flush()
             game = G.start(session, challenge, second, first, now())
+            # its next clock event, as `accept` stores it: else every game is due at once and the
+            # daemon's first clock round reschedules them all inside the measured run
+            clock.reschedule(session, game, Settings().reminders, fresh=True)
             prepared.append(PreparedGame(game.id, [(first.address, first.secret), (second.address, second.secret)],
                                          []))
     for game in prepared:
