@@ -70,8 +70,10 @@ def lock(session: _Session, model: type[Row], ident: Any) -> Row | None:
     held = session.identity_map.get(key)
     if held is None:
         return attach(session, model, row)
+    state = held.__dict__
     for name, value in zip(_columns(model), row, strict=True):
-        set_committed_value(held, name, value)
+        if name not in state or state[name] != value:  # most of a row read again is as it was
+            set_committed_value(held, name, value)
     return held  # type: ignore[return-value]
 
 

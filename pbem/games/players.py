@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import secrets
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from datetime import datetime
 from typing import Any
 
-from sqlmodel import Session, select
+from sqlalchemy import bindparam
+from sqlmodel import Session, col, select
 
 from pbem.core.config import Settings
 from pbem.core.models import Player
@@ -79,14 +81,23 @@ def get_or_register(session: Session, address: str, now: datetime, display: str 
     return player
 
 
-def get_or_register_with(session: Session, address: str, now: datetime, column: Any) -> tuple[Player, Any]:
-    """`get_or_register`, reading one more value about the sender (a scalar subquery) in the
-    same statement; the value is None for a player registered here."""
+def get_or_register_with(
+    session: Session, address: str, now: datetime, column: Any, params: Mapping[str, Any],
+) -> tuple[Player, Any]:
+    """`get_or_register`, reading one more value about the sender (a scalar subquery, with its
+    `params`) in the same statement; the value is None for a player registered here."""
     address = address.strip().lower()
-    row = read(session, select(table(Player), column).where(Player.address == address)).first()
+    row = read(session, _with(column), {**params, "address": address}).first()
     if row is not None:
         return attach(session, Player, row), row[-1]
     return get_or_register(session, address, now), None
+
+
+@functools.lru_cache(maxsize=16)
+def _with(column: Any) -> Any:
+    """The statement of `get_or_register_with`, built once per column (a statement's building
+    cost more than running it)."""
+    return select(table(Player), column).where(col(Player.address) == bindparam("address"))
 
 
 def proven(player: Player, display: str, now: datetime, reserved: Collection[str]) -> None:

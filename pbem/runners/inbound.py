@@ -119,7 +119,7 @@ class Service:
         reading = reader.read(envelope.subject, envelope.text)
         acting = runner.acting(reading)
         player, copies = players.get_or_register_with(  # whether this mail's acts were done, in the same read
-            session, envelope.sender, at, trust.copies_of(trust.fingerprints(self.settings, envelope, acting)))
+            session, envelope.sender, at, trust.COPIES, trust.copies_of(trust.fingerprints(self.settings, envelope, acting)))
         if player.banned:  # `pbem admin ban`: no reply, no commands
             record.status, record.note = "banned", "the sender is banned"
             log.info("no reply to %s: %s is banned", envelope.message_id, envelope.sender)

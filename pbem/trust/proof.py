@@ -159,13 +159,18 @@ def fingerprints(settings: Settings, envelope: Envelope, lines: list[str]) -> li
     return [tokens.fingerprint(envelope.sender, mac, lines) for _, _, mac in _claimed(settings, envelope)]
 
 
-def copies_of(fingerprints: list[str]):  # noqa: ANN201  (a scalar subquery)
-    """How many recorded mails did what a mail with one of these fingerprints asks."""
-    return (
-        select(func.count(InboundMessage.id))
-        .where(InboundMessage.acts.in_(fingerprints or [""]))
-        .scalar_subquery()
-    )
+#: how many recorded mails did what a mail with one of the `fingerprints` asks (a scalar
+#: subquery, built once: read with the sender's row, `players.get_or_register_with`)
+COPIES = (
+    select(func.count(col(InboundMessage.id)))
+    .where(col(InboundMessage.acts).in_(bindparam("fingerprints", expanding=True)))
+    .scalar_subquery()
+)
+
+
+def copies_of(fingerprints: list[str]) -> dict[str, list[str]]:
+    """The parameters of `COPIES` for a mail with these fingerprints."""
+    return {"fingerprints": fingerprints or [""]}
 
 
 def _claimed(settings: Settings, envelope: Envelope) -> list[tuple[str, tokens.Token, str]]:

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import event, inspect, update
 from sqlmodel import Session, select
 
-from pbem.core import db
+from pbem.core import db, rows
 from pbem.core.db import transaction
 from pbem.core.models import InboundMessage, Move, Outbox
 from pbem.core.rows import attach, fresh
@@ -93,3 +93,24 @@ def test_a_row_read_by_core_is_the_orms_row(any_server) -> None:
         assert session.get(InboundMessage, reference["id"]).note == "seen"  # the held object wins
         again = attach(session, InboundMessage, session.connection().execute(select(InboundMessage.__table__)).one())
         assert again is row and row.note == "seen"
+
+
+def test_a_locked_row_is_read_afresh(any_server) -> None:
+    """`lock` reads a row by key with `FOR UPDATE` (PostgreSQL) and the session's object takes
+    the row's values, as the ORM's `populate_existing` gives them."""
+    with transaction(any_server.engine) as session:
+        session.add(fresh(InboundMessage, **INBOUND))
+    statements: list[str] = []
+    event.listen(any_server.engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
+    with transaction(any_server.engine) as session:
+        row = session.exec(select(InboundMessage)).one()
+        session.connection().execute(update(InboundMessage).values(note="changed behind"))
+        assert row.note == ""
+        assert rows.lock(session, InboundMessage, row.id) is row
+        assert row.note == "changed behind" and not session.dirty
+        assert rows.lock(session, InboundMessage, row.id + 1) is None
+    locks = [s for s in statements if "FOR UPDATE" in s]
+    assert len(locks) == (2 if any_server.engine.dialect.name == "postgresql" else 0)
+    with transaction(any_server.engine) as session:  # not held: a new persistent object
+        row = rows.lock(session, InboundMessage, 1)
+        assert row.note == "changed behind" and inspect(row).persistent
