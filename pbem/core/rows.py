@@ -11,7 +11,10 @@ persistent object, so a change to it is flushed as an UPDATE as before.
 An object already in the session wins over the row read, as with the ORM: a read never
 overwrites what the transaction holds (`lock` alone reads a row afresh, as the ORM's
 `populate_existing` does). `load` and `read` flush the session's changes first, as the ORM's
-autoflush does before a query; `get` reads by key, which no pending change alters.
+autoflush does before a query, but only changes to the models the statement reads, when the
+caller names them: a move's changes to its game are then written once, at the end of its
+line, not before every read of a vacation or a watcher. `get` reads by key, which no pending
+change alters.
 """
 
 from __future__ import annotations
@@ -46,18 +49,31 @@ class Session(_Session):
         return attach(self, entity, row) if row is not None else None
 
 
-def read(session: _Session, statement: Executable, params: Mapping[str, Any] | None = None) -> CursorResult[Any]:
-    """A Core statement's result in the session's transaction, after its changes are flushed
-    (as the ORM flushes before a query): without the ORM's state for each query."""
-    if session.autoflush:
+def read(
+    session: _Session, statement: Executable, params: Mapping[str, Any] | None = None,
+    reads: tuple[type[SQLModel], ...] = (),
+) -> CursorResult[Any]:
+    """A Core statement's result in the session's transaction, after the session's changes
+    are flushed (as the ORM flushes before a query): all of them, or, when `reads` names the
+    models of every table the statement reads, the changes to those."""
+    if session.autoflush and (not reads or _pending(session, reads)):
         session.flush()  # nothing to do (and no cost) unless something changed
     return session.connection().execute(statement, params or {})
 
 
-def load(session: _Session, model: type[Row], statement: Executable, params: Mapping[str, Any] | None = None) -> list[Row]:
+def load(
+    session: _Session, model: type[Row], statement: Executable, params: Mapping[str, Any] | None = None,
+    reads: tuple[type[SQLModel], ...] = (),
+) -> list[Row]:
     """The objects of the rows `statement` selects (`select(table(model))...`: every column, in
-    table order), as `session.exec(select(model)...)` gives them."""
-    return [attach(session, model, row) for row in read(session, statement, params)]
+    table order), as `session.exec(select(model)...)` gives them; `reads`: the other models
+    whose tables it reads (a join), as for `read`."""
+    return [attach(session, model, row) for row in read(session, statement, params, (model, *reads))]
+
+
+def _pending(session: _Session, models: tuple[type[SQLModel], ...]) -> bool:
+    """Whether the session holds a change not yet written to a row of one of `models`."""
+    return any(isinstance(obj, models) for changed in (session.new, session.dirty, session.deleted) for obj in changed)
 
 
 def lock(session: _Session, model: type[Row], ident: Any) -> Row | None:

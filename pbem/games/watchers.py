@@ -13,7 +13,7 @@ from pbem.core.rows import load, table
 
 def watchers(session: Session, game: Game) -> list[Player]:
     """Who watches `game` (banned players are left out)."""
-    return [p for p in load(session, Player, _WATCHERS, {"game": game.id}) if not p.banned]
+    return [p for p in load(session, Player, _WATCHERS, {"game": game.id}, (Watcher,)) if not p.banned]
 
 
 _WATCHERS = (  # built once: every game that ends asks

@@ -297,7 +297,7 @@ def _read_threads(session: Session, *wanted: list[tuple[Player, Game | None]]) -
         return
     found: dict[tuple[int, int], list[tuple[int, str]]] = {}
     params = {"games": sorted({g for _, g in pairs}), "players": sorted({p for p, _ in pairs})}
-    for player_id, game_id, row_id, message_id in read(session, _THREADS, params):
+    for player_id, game_id, row_id, message_id in read(session, _THREADS, params, (Outbox,)):
         if (player_id, game_id) in pairs:
             found.setdefault((player_id, game_id), []).append((row_id, message_id))
     for pair in pairs:

@@ -169,7 +169,7 @@ class Service:
             about_none = answered is not None and answered[0] != "held"
         ids = [*envelope.references, *([envelope.in_reply_to] if envelope.in_reply_to else [])]
         if ids and not about_none:
-            found = read(session, _THREAD_GAME, {"ids": ids[-20:]}).scalar()
+            found = read(session, _THREAD_GAME, {"ids": ids[-20:]}, (Outbox,)).scalar()
             if found is not None:
                 return found
         tag = notation.parse_subject(envelope.subject)

@@ -149,7 +149,7 @@ class Gate:
         """(verdict, tries): verdict None to go on, "duplicate" for a message already handled,
         "quarantined" for one set aside (here: its status and bytes); tries None: never counted."""
         mid = envelope.message_id
-        found, count, state = read(session, _SIGHTING, {"mid": mid}).one()
+        found, count, state = read(session, _SIGHTING, {"mid": mid}, (InboundMessage, Quarantine)).one()
         if found is not None:
             return "duplicate", count
         if count is not None and (state == "quarantined" or count >= self.max_tries):

@@ -274,7 +274,7 @@ def _boards(session: Session, envelope: Envelope, player: Player, found: Evidenc
     ids = [*envelope.references, *([envelope.in_reply_to] if envelope.in_reply_to else [])][-40:]
     token, mac = found.token, found.mac
     if ids or mac is not None:
-        rows = read(session, _OURS_NAMED, {"ids": ids, "mac": mac, "player": player.id}).all()
+        rows = read(session, _OURS_NAMED, {"ids": ids, "mac": mac, "player": player.id}, (Outbox, Game)).all()
         cache = work_of(session).answered
         if envelope.in_reply_to:
             cache[envelope.in_reply_to] = None
