@@ -25,7 +25,7 @@ from pbem.core import faults
 from pbem.core.config import Settings
 from pbem.core.db import make_engine, migrate
 from pbem.mail.message import language
-from pbem.mail.message.source import MailSource
+from pbem.mail.message.source import MailSource, RawMail
 from pbem.mail.transport.imap import ImapSource, MailboxUnavailable
 from pbem.mail.transport.sandbox import MaildirSource, SandboxServer
 from pbem.mail.transport.smtp import SmtpSettings
@@ -146,17 +146,7 @@ class Daemon:
                 # do not wait for it, and a daemon restarted often does not load it each time
                 self._warmed = True
                 threading.Thread(target=language.warm, name="pbem-language", daemon=True).start()
-            handled: list[str] = []
-            troubled = False
-            for mail in mails:
-                if self.stop.is_set():
-                    break
-                try:
-                    if await asyncio.to_thread(self.process, mail.key, mail.data):
-                        handled.append(mail.key)
-                except Exception:  # e.g. the database went away: log, and read the message again later
-                    log.exception("message %s could not be handled", mail.key)
-                    troubled = True  # one message's trouble does not abandon the others of the batch
+            handled, troubled = await asyncio.to_thread(self._handle_batch, mails) if mails else ([], False)
             if mails:  # once a batch, not once a message: each look is a transaction of its own
                 self.bot_wake.set()
             if troubled:
@@ -190,6 +180,23 @@ class Daemon:
         self.monitor.handled(result.status if result else "quarantined", time.perf_counter() - started)
         self._loop.call_soon_threadsafe(self.outbox_wake.set)
         return True
+
+    def _handle_batch(self, mails: list[RawMail]) -> tuple[list[str], bool]:
+        """Process a batch of mails one after the other in one worker thread (a thread hop per
+        mail cost more than some of the mails); returns the keys finished with, and whether one
+        failed. Each is its own transaction; the stop signal ends the batch between two."""
+        handled: list[str] = []
+        troubled = False
+        for mail in mails:
+            if self.stop.is_set():
+                break
+            try:
+                if self.process(mail.key, mail.data):
+                    handled.append(mail.key)
+            except Exception:  # e.g. the database went away: log, and read the message again later
+                log.exception("message %s could not be handled", mail.key)
+                troubled = True  # one message's trouble does not abandon the others of the batch
+        return handled, troubled
 
     def _done(self, keys: list[str]) -> None:
         try:
