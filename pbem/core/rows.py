@@ -52,7 +52,7 @@ class Session(_Session):
 def read(
     session: _Session, statement: Executable, params: Mapping[str, Any] | None = None,
     reads: tuple[type[SQLModel], ...] = (),
-) -> CursorResult[Any]:
+) -> CursorResult[*tuple[Any, ...]]:
     """A Core statement's result in the session's transaction, after the session's changes
     are flushed (as the ORM flushes before a query): all of them, or, when `reads` names the
     models of every table the statement reads, the changes to those."""
@@ -106,6 +106,12 @@ def attach(session: _Session, model: type[Row], row: Sequence[Any], start: int =
     make_transient_to_detached(obj)  # its values are what the database holds: no history
     session.add(obj)
     return obj
+
+
+def selecting(model: type[SQLModel], *more: Any) -> Select[*tuple[Any, ...]]:
+    """A Core select of every column of `model`'s table (in table order, as `attach` reads a
+    row), and of `more`: the statement `load` and `attach` expect."""
+    return select(table(model), *more)
 
 
 def table(model: type[SQLModel]) -> Table:

@@ -14,7 +14,7 @@ from sqlmodel import Session, col, select
 
 from pbem.core.config import Settings
 from pbem.core.models import Player
-from pbem.core.rows import attach, read, table
+from pbem.core.rows import attach, read, selecting
 from pbem.text import lookalikes
 
 NAME_MAX = 40
@@ -97,7 +97,7 @@ def get_or_register_with(
 def _with(column: Any) -> Any:
     """The statement of `get_or_register_with`, built once per column (a statement's building
     cost more than running it)."""
-    return select(table(Player), column).where(col(Player.address) == bindparam("address"))
+    return selecting(Player, column).where(col(Player.address) == bindparam("address"))
 
 
 def proven(player: Player, display: str, now: datetime, reserved: Collection[str]) -> None:

@@ -18,14 +18,14 @@ from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import bindparam, insert
-from sqlmodel import Session, delete, or_, select
+from sqlmodel import Session, col, delete, or_, select
 
 import pbem_engine
 from pbem.core import rows
 from pbem.core.db import keep
 from pbem.core.errors import CommandError, GameError, NotAMove
 from pbem.core.models import Challenge, Game, Move, Player, Reminder
-from pbem.core.rows import fresh, load, table
+from pbem.core.rows import fresh, load, selecting, table
 from pbem.core.work import work_of
 from pbem.games import clock as _clock
 from pbem.games import ratings
@@ -440,7 +440,9 @@ def last_move(session: Session, game: Game) -> Move | None:
     return found[0] if found else None
 
 
-_LAST_MOVE = select(table(Move)).where(Move.game_id == bindparam("game")).order_by(Move.ply.desc()).limit(1)
+_LAST_MOVE = (
+    selecting(Move).where(col(Move.game_id) == bindparam("game")).order_by(col(Move.ply).desc()).limit(1)
+)
 
 
 def moves(session: Session, game: Game) -> list[Move]:

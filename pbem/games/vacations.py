@@ -8,11 +8,11 @@ import math
 from datetime import datetime, timedelta
 
 from sqlalchemy import bindparam
-from sqlmodel import Session, select
+from sqlmodel import Session, col
 
 from pbem.core.errors import ClockError
 from pbem.core.models import Player, Vacation
-from pbem.core.rows import load, table
+from pbem.core.rows import load, selecting
 from pbem.core.work import work_of
 from pbem.games.zones import local, zone
 from pbem_engine.common.phrases import nphrase, phrase
@@ -20,11 +20,13 @@ from pbem_engine.common.phrases import nphrase, phrase
 DAY = timedelta(days=1)
 
 
-_VACATIONS = select(table(Vacation)).where(Vacation.player_id == bindparam("player")).order_by(Vacation.starts_at)
+_VACATIONS = (
+    selecting(Vacation).where(col(Vacation.player_id) == bindparam("player")).order_by(col(Vacation.starts_at))
+)
 _VACATIONS_SINCE = (  # built once: the clock round asks for every due game
-    select(table(Vacation))
-    .where(Vacation.player_id == bindparam("player"), Vacation.ends_at > bindparam("since"))
-    .order_by(Vacation.starts_at)
+    selecting(Vacation)
+    .where(col(Vacation.player_id) == bindparam("player"), col(Vacation.ends_at) > bindparam("since"))
+    .order_by(col(Vacation.starts_at))
 )
 
 

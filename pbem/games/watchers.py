@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import bindparam
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbem.core.models import Game, Player, Watcher
-from pbem.core.rows import load, table
+from pbem.core.rows import load, selecting
 
 
 def watchers(session: Session, game: Game) -> list[Player]:
@@ -17,7 +17,9 @@ def watchers(session: Session, game: Game) -> list[Player]:
 
 
 _WATCHERS = (  # built once: every game that ends asks
-    select(table(Player)).join(Watcher, Watcher.player_id == Player.id).where(Watcher.game_id == bindparam("game"))
+    selecting(Player)
+    .join(Watcher, col(Watcher.player_id) == col(Player.id))
+    .where(col(Watcher.game_id) == bindparam("game"))
 )
 
 

@@ -114,3 +114,22 @@ def test_a_locked_row_is_read_afresh(any_server) -> None:
     with transaction(any_server.engine) as session:  # not held: a new persistent object
         row = rows.lock(session, InboundMessage, 1)
         assert row.note == "changed behind" and inspect(row).persistent
+
+
+def test_a_core_read_flushes_the_changes_of_what_it_reads(any_server) -> None:
+    """`read` with the models it reads flushes their pending changes first (the read sees them,
+    as after the ORM's autoflush) and leaves the others pending, to be written once later."""
+    with transaction(any_server.engine) as session:
+        session.add(fresh(InboundMessage, **INBOUND))
+        session.add(fresh(Outbox, message_id="<o@x>", recipient="a@b.c", template="moved", message=b"x",
+                          next_attempt_at=NOW, created_at=NOW))
+    notes = select(InboundMessage.__table__.c.note)
+    with transaction(any_server.engine) as session:
+        inbound, outbox = session.exec(select(InboundMessage)).one(), session.exec(select(Outbox)).one()
+        inbound.note = "changed"
+        assert rows.read(session, notes, reads=(Outbox,)).scalar() == ""  # another model's change waits
+        assert inbound in session.dirty
+        assert rows.read(session, notes, reads=(InboundMessage,)).scalar() == "changed"
+        assert not session.dirty
+        outbox.recipient = "c@d.e"
+        assert rows.read(session, select(Outbox.__table__.c.recipient)).scalar() == "c@d.e"  # none named: all
