@@ -9,6 +9,7 @@ import time
 from email.message import EmailMessage
 from pathlib import Path
 
+import aiosmtplib.smtp
 import pytest
 
 from pbem.mail.transport import smtp
@@ -451,3 +452,18 @@ def test_sandbox_refuses_addresses_that_are_not_mailbox_names(tmp_path: Path) ->
     assert mailbox_name("Bob+Game7@Example.TEST") == "bob@example.test"
     with pytest.raises(ValueError):
         mailbox_name("no-domain")
+
+
+def test_aiosmtplibs_kept_address_checks_still_refuse_a_bad_address() -> None:
+    """The daemon keeps what aiosmtplib makes of an address (`pbem.mail.transport.smtp`): a
+    good one is parsed once, one it refuses (a space would smuggle in an SMTP parameter) is
+    refused every time it comes."""
+    parse, quote = aiosmtplib.smtp.parse_address, aiosmtplib.smtp.quote_address
+    assert quote("alice@example.org") == quote("alice@example.org") == "<alice@example.org>"
+    assert parse("alice@example.org") == "alice@example.org"
+    assert parse.cache_info().hits >= 1 or quote.cache_info().hits >= 1  # kept: the functions in use
+    for _ in range(2):
+        with pytest.raises(ValueError):
+            parse("alice smith@example.org")
+        with pytest.raises(ValueError):
+            quote("alice smith@example.org")
