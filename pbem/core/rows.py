@@ -14,7 +14,8 @@ overwrites what the transaction holds (`lock` alone reads a row afresh, as the O
 autoflush does before a query, but only changes to the models the statement reads, when the
 caller names them: a move's changes to its game are then written once, at the end of its
 line, not before every read of a vacation or a watcher. `get` reads by key, which no pending
-change alters.
+change alters, unless it is a new row of the model not yet written (then the ORM's `get`
+flushes and answers).
 """
 
 from __future__ import annotations
@@ -43,7 +44,9 @@ class Session(_Session):
         if options or not isinstance(entity, type) or not issubclass(entity, SQLModel):
             return super().get(entity, ident, **options)
         key = self.identity_key(entity, ident)
-        if key in self.identity_map:  # held (or deleted, expired): the ORM's own answer, no query
+        if key in self.identity_map or any(isinstance(obj, entity) for obj in self.new):
+            # held (or deleted, expired): the ORM's own answer, no query; a new row of the model
+            # not yet written may carry this very key: the ORM's get flushes it first
             return super().get(entity, ident)
         row = self.connection().execute(_by_key(entity), dict(zip(_key_names(entity), key[1], strict=True))).first()
         return attach(self, entity, row) if row is not None else None

@@ -133,3 +133,12 @@ def test_a_core_read_flushes_the_changes_of_what_it_reads(any_server) -> None:
         assert not session.dirty
         outbox.recipient = "c@d.e"
         assert rows.read(session, select(Outbox.__table__.c.recipient)).scalar() == "c@d.e"  # none named: all
+
+
+def test_a_new_row_not_yet_written_is_found_by_its_key(any_server) -> None:
+    """A row added with its key and not yet flushed (the bots' switch is one: its key is its
+    name) is what `get` finds, as the ORM's autoflush makes it: not the database's nothing."""
+    with transaction(any_server.engine) as session:
+        added = fresh(InboundMessage, id=77, **INBOUND)
+        session.add(added)
+        assert session.get(InboundMessage, 77) is added
