@@ -83,6 +83,8 @@ def lock(session: _Session, model: type[Row], ident: Any) -> Row | None:
     """A row by key, locked for the rest of the transaction (`FOR UPDATE`) and read afresh:
     an object the session holds takes the row's values, as `populate_existing` makes it."""
     key = session.identity_key(model, ident)
+    if session.autoflush and _pending(session, (model,)):
+        session.flush()  # as the ORM's get flushes first: a new row of the model may have this key
     row = session.connection().execute(_locking(model), dict(zip(_key_names(model), key[1], strict=True))).first()
     if row is None:
         return None
