@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from sqlalchemy import event, inspect, update
+from sqlalchemy import event, func, insert, inspect, update
 from sqlmodel import Session, select
 
 from pbem.core import db, rows
@@ -142,3 +142,20 @@ def test_a_new_row_not_yet_written_is_found_by_its_key(any_server) -> None:
         added = fresh(InboundMessage, id=77, **INBOUND)
         session.add(added)
         assert session.get(InboundMessage, 77) is added
+
+
+def test_a_core_statement_in_a_savepoint_is_undone_with_it(any_server) -> None:
+    """The connection kept for Core statements is asked again inside a new savepoint (the
+    session sends SAVEPOINT only then): a statement in a savepoint rolled back is undone, one
+    in a savepoint released stays."""
+    table = InboundMessage.__table__
+    count = select(func.count()).select_from(table)
+    with transaction(any_server.engine) as session:
+        assert rows.read(session, count).scalar() == 0  # the transaction's connection, kept
+        savepoint = session.begin_nested()
+        rows.connection(session).execute(insert(table), dict(INBOUND))
+        savepoint.rollback()
+        assert rows.read(session, count).scalar() == 0
+        with session.begin_nested():
+            rows.connection(session).execute(insert(table), dict(INBOUND))
+        assert rows.read(session, count).scalar() == 1
