@@ -26,13 +26,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from pydantic_core import PydanticUndefined
-from sqlalchemy import Connection, CursorResult, Executable, Select, Table, bindparam, inspect, select
+from sqlalchemy import CursorResult, Executable, Select, Table, bindparam, inspect, select
 from sqlalchemy.orm import instrumentation, make_transient_to_detached
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session as _Session
 from sqlmodel import SQLModel
-
-from pbem.core.work import work_of
 
 Row = TypeVar("Row", bound=SQLModel)
 
@@ -50,7 +48,7 @@ class Session(_Session):
             # held (or deleted, expired): the ORM's own answer, no query; a new row of the model
             # not yet written may carry this very key: the ORM's get flushes it first
             return super().get(entity, ident)
-        row = connection(self).execute(_by_key(entity), dict(zip(_key_names(entity), key[1], strict=True))).first()
+        row = self.connection().execute(_by_key(entity), dict(zip(_key_names(entity), key[1], strict=True))).first()
         return attach(self, entity, row) if row is not None else None
 
 
@@ -63,7 +61,7 @@ def read(
     models of every table the statement reads, the changes to those."""
     if session.autoflush and (not reads or _pending(session, reads)):
         session.flush()  # nothing to do (and no cost) unless something changed
-    return connection(session).execute(statement, params or {})
+    return session.connection().execute(statement, params or {})
 
 
 def load(
@@ -87,7 +85,7 @@ def lock(session: _Session, model: type[Row], ident: Any) -> Row | None:
     key = session.identity_key(model, ident)
     if session.autoflush and _pending(session, (model,)):
         session.flush()  # as the ORM's get flushes first: a new row of the model may have this key
-    row = connection(session).execute(_locking(model), dict(zip(_key_names(model), key[1], strict=True))).first()
+    row = session.connection().execute(_locking(model), dict(zip(_key_names(model), key[1], strict=True))).first()
     if row is None:
         return None
     held = session.identity_map.get(key)
@@ -98,22 +96,6 @@ def lock(session: _Session, model: type[Row], ident: Any) -> Row | None:
         if name not in state or state[name] != value:  # most of a row read again is as it was
             set_committed_value(held, name, value)
     return held  # type: ignore[return-value]
-
-
-def connection(session: _Session) -> Connection:
-    """The connection of the session's transaction, asked of the session once per transaction
-    and once per savepoint: the session sends a savepoint's SAVEPOINT when the savepoint first
-    asks for its connection, so a statement inside a new one must ask (forgotten when the
-    transaction ends, with the rest of `work_of`)."""
-    work = work_of(session)
-    current = session.get_nested_transaction() or session.get_transaction()
-    held = work.connection
-    if held is not None and held[0] is current and not (held[1].closed or held[1].invalidated):
-        return held[1]
-    found = session.connection()
-    if current is not None:  # none before the session's first statement: asked again next time
-        work.connection = (current, found)
-    return found
 
 
 def attach(session: _Session, model: type[Row], row: Sequence[Any], start: int = 0) -> Row:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, event
+from sqlalchemy import event
 from sqlalchemy.orm import Session, SessionTransaction
 
 from pbem.core.models import HeldMail, Move, Vacation
@@ -48,9 +48,6 @@ class Work:
     remarks: set[tuple[int | None, int | None, str | None]] = field(default_factory=set)
     #: the row this mail's held commands went into: its language is settled after the commands
     held: HeldMail | None = None
-    #: (the session's innermost transaction or savepoint, its connection), for the Core
-    #: statements of `pbem.core.rows` (asking the session each time cost 3 % of the daemon's CPU)
-    connection: tuple[SessionTransaction, Connection] | None = None
 
     def forget_views(self) -> None:
         """A change that does not touch a game's version (a vacation, a new name) follows: the

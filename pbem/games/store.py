@@ -293,7 +293,7 @@ def play(
     record.clock_left = _clock.charge(session, game, now)  # the mover's clock, before the turn passes
     # written at once by a Core statement (nothing reads the object back from the session):
     # the ORM's unit of work for one new row cost more than the INSERT itself
-    rows.connection(session).execute(_INSERT_MOVE, {name: getattr(record, name) for name in _MOVE_COLUMNS})
+    session.connection().execute(_INSERT_MOVE, {name: getattr(record, name) for name in _MOVE_COLUMNS})
     work_of(session).newest_moves[game.id] = record  # the newest move, for the mails
     _set_position(game, after)
     game.draw_offer = None

@@ -18,7 +18,7 @@ from sqlmodel import Session, select
 
 from pbem.core.config import Settings
 from pbem.core.models import Game, Outbox, Player
-from pbem.core.rows import connection, fresh, read
+from pbem.core.rows import fresh, read
 from pbem.core.wallclock import now
 from pbem.core.work import work_of
 from pbem.games import records
@@ -86,7 +86,7 @@ as inserted (their values: no ORM object is made for a row only written)."""
         rows.append(_queue(session, settings, templates, group[0].player, group, game=group[0].game))
     if rows:  # one executemany: the ORM would insert them one by one to read their ids back
         session.flush()  # what the letters' commands changed goes first, as the ORM's insert would flush it
-        connection(session).execute(_INSERT, rows)
+        session.connection().execute(_INSERT, rows)
     return rows
 
 

@@ -21,7 +21,7 @@ from sqlmodel import Session, col, select
 from pbem.commands.lines import reader
 from pbem.commands.lines.base import Context
 from pbem.commands.player import language
-from pbem.core import faults, rows
+from pbem.core import faults
 from pbem.core.config import Settings
 from pbem.core.db import transaction
 from pbem.core.models import Challenge, Game, InboundMessage, Outbox, Player
@@ -226,7 +226,7 @@ _COLUMNS = [column.key for column in _TABLE.columns if column.key != "id"]
 def _write(session: Session, record: InboundMessage) -> None:
     """Insert the record of a handled message in the session's transaction, without the ORM's
     unit of work (nothing reads it back in this transaction)."""
-    rows.connection(session).execute(_INSERT, {key: getattr(record, key) for key in _COLUMNS})
+    session.connection().execute(_INSERT, {key: getattr(record, key) for key in _COLUMNS})
     session.info[faults.INBOUND] = True  # the crash hook's `before-commit` point
 
 

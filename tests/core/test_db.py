@@ -145,17 +145,17 @@ def test_a_new_row_not_yet_written_is_found_by_its_key(any_server) -> None:
 
 
 def test_a_core_statement_in_a_savepoint_is_undone_with_it(any_server) -> None:
-    """The connection kept for Core statements is asked again inside a new savepoint (the
-    session sends SAVEPOINT only then): a statement in a savepoint rolled back is undone, one
-    in a savepoint released stays."""
+    """A Core statement of `pbem.core.rows` inside a savepoint belongs to it (the session sends
+    SAVEPOINT when the savepoint first asks for its connection): undone when the savepoint is
+    rolled back, kept when it is released."""
     table = InboundMessage.__table__
     count = select(func.count()).select_from(table)
     with transaction(any_server.engine) as session:
-        assert rows.read(session, count).scalar() == 0  # the transaction's connection, kept
+        assert rows.read(session, count).scalar() == 0
         savepoint = session.begin_nested()
-        rows.connection(session).execute(insert(table), dict(INBOUND))
+        rows.read(session, insert(table).values(**INBOUND))
         savepoint.rollback()
         assert rows.read(session, count).scalar() == 0
         with session.begin_nested():
-            rows.connection(session).execute(insert(table), dict(INBOUND))
+            rows.read(session, insert(table).values(**INBOUND))
         assert rows.read(session, count).scalar() == 1
