@@ -20,7 +20,7 @@ from pbem.mail.message.headers import ascii_address
 from pbem.mail.transport.oauth import OAuthError, TokenSource
 
 #: aiosmtplib checks the sender and the recipient of every mail, then quotes them (MAIL FROM,
-#: RCPT TO), each time with the standard library's full address parser: 5 % of the daemon's
+#: RCPT TO), each time with the standard library's full address parser: 3 % of the daemon's
 #: CPU in the throughput benchmark's profile. The daemon's addresses are few and recur, so
 #: what its two functions make of one is kept. A refused address raises as before (a call
 #: that raised is not kept).
