@@ -48,7 +48,7 @@ class Session(_Session):
             # held (or deleted, expired): the ORM's own answer, no query; a new row of the model
             # not yet written may carry this very key: the ORM's get flushes it first
             return super().get(entity, ident)
-        row = self.connection().execute(_by_key(entity), dict(zip(_key_names(entity), key[1], strict=True))).first()
+        row = self.connection().execute(_by_key(entity), _key_values(entity, key[1])).first()
         return attach(self, entity, row) if row is not None else None
 
 
@@ -85,7 +85,7 @@ def lock(session: _Session, model: type[Row], ident: Any) -> Row | None:
     key = session.identity_key(model, ident)
     if session.autoflush and _pending(session, (model,)):
         session.flush()  # as the ORM's get flushes first: a new row of the model may have this key
-    row = session.connection().execute(_locking(model), dict(zip(_key_names(model), key[1], strict=True))).first()
+    row = session.connection().execute(_locking(model), _key_values(model, key[1])).first()
     if row is None:
         return None
     held = session.identity_map.get(key)
@@ -133,11 +133,16 @@ def _key_names(model: type[SQLModel]) -> tuple[str, ...]:
     return tuple(column.key for column in inspect(model).primary_key)
 
 
+def _key_values(model: type[SQLModel], key: tuple[Any, ...]) -> dict[str, Any]:
+    """The parameters of `_by_key` for an identity key's values."""
+    return dict(zip(_key_names(model), key, strict=True))
+
+
 @functools.cache
 def _by_key(model: type[SQLModel]) -> Select[Any]:
     """The Core statement that reads one row of `model` by its key: built once."""
     columns = table(model).c
-    return select(table(model)).where(*(columns[name] == bindparam(name) for name in _key_names(model)))
+    return selecting(model).where(*(columns[name] == bindparam(name) for name in _key_names(model)))
 
 
 @functools.cache
