@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from pydantic_core import PydanticUndefined
-from sqlalchemy import CursorResult, Executable, Select, Table, bindparam, inspect, select
+from sqlalchemy import CursorResult, Executable, Insert, Select, Table, bindparam, insert, inspect, select
 from sqlalchemy.orm import instrumentation, make_transient_to_detached
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session as _Session
@@ -111,6 +111,25 @@ def attach(session: _Session, model: type[Row], row: Sequence[Any], start: int =
     make_transient_to_detached(obj)  # its values are what the database holds: no history
     session.add(obj)
     return obj
+
+
+def insert_row(session: _Session, row: SQLModel) -> None:
+    """Write a new row object (`fresh`) by one Core INSERT in the session's transaction, without
+    the ORM's unit of work: for a row only written (its id is not read back, the object stays
+    out of the session)."""
+    model = type(row)
+    session.connection().execute(_inserting(model), {name: getattr(row, name) for name in _inserted(model)})
+
+
+@functools.cache
+def _inserting(model: type[SQLModel]) -> Insert:
+    return insert(table(model))
+
+
+@functools.cache
+def _inserted(model: type[SQLModel]) -> tuple[str, ...]:
+    """The columns an INSERT of `model` writes: all but a generated `id`."""
+    return tuple(name for name in _columns(model) if name != "id")
 
 
 def selecting(model: type[SQLModel], *more: Any) -> Select[*tuple[Any, ...]]:

@@ -17,7 +17,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import bindparam, insert
+from sqlalchemy import bindparam
 from sqlmodel import Session, col, delete, or_, select
 
 import pbem_engine
@@ -25,7 +25,7 @@ from pbem.core import rows
 from pbem.core.db import keep
 from pbem.core.errors import CommandError, GameError, NotAMove
 from pbem.core.models import Challenge, Game, Move, Player, Reminder
-from pbem.core.rows import fresh, load, selecting, table
+from pbem.core.rows import fresh, load, selecting
 from pbem.core.work import work_of
 from pbem.games import clock as _clock
 from pbem.games import ratings
@@ -291,9 +291,7 @@ def play(
         created_at=now,
     )
     record.clock_left = _clock.charge(session, game, now)  # the mover's clock, before the turn passes
-    # written at once by a Core statement (nothing reads the object back from the session):
-    # the ORM's unit of work for one new row cost more than the INSERT itself
-    session.connection().execute(_INSERT_MOVE, {name: getattr(record, name) for name in _MOVE_COLUMNS})
+    rows.insert_row(session, record)  # the ORM's unit of work for one new row cost more than its INSERT
     work_of(session).newest_moves[game.id] = record  # the newest move, for the mails
     _set_position(game, after)
     game.draw_offer = None
@@ -449,8 +447,6 @@ def moves(session: Session, game: Game) -> list[Move]:
     return list(session.exec(_MOVES, params={"game": game.id}))
 
 
-_INSERT_MOVE = insert(table(Move))
-_MOVE_COLUMNS = [column.key for column in table(Move).columns if column.key != "id"]
 _MOVES = select(Move).where(Move.game_id == bindparam("game")).order_by(Move.ply)  # built once: every record reads it
 
 

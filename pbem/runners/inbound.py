@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, Table, bindparam, insert
+from sqlalchemy import Engine, bindparam
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -25,7 +25,7 @@ from pbem.core import faults
 from pbem.core.config import Settings
 from pbem.core.db import transaction
 from pbem.core.models import Challenge, Game, InboundMessage, Outbox, Player
-from pbem.core.rows import fresh, read
+from pbem.core.rows import fresh, insert_row, read
 from pbem.core.wallclock import now
 from pbem.games import players
 from pbem.letters import bounces, notify, post
@@ -218,15 +218,12 @@ _THREAD_GAME = (  # built once: the newest game of our mails that a reply's head
     .order_by(col(Outbox.id).desc())
     .limit(1)
 )
-_TABLE: Table = InboundMessage.__table__  # type: ignore[attr-defined]  # SQLModel declares no __table__
-_INSERT = insert(_TABLE)  # built once; a Core statement: the record is only written
-_COLUMNS = [column.key for column in _TABLE.columns if column.key != "id"]
 
 
 def _write(session: Session, record: InboundMessage) -> None:
     """Insert the record of a handled message in the session's transaction, without the ORM's
     unit of work (nothing reads it back in this transaction)."""
-    session.connection().execute(_INSERT, {key: getattr(record, key) for key in _COLUMNS})
+    insert_row(session, record)
     session.info[faults.INBOUND] = True  # the crash hook's `before-commit` point
 
 
