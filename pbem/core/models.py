@@ -185,13 +185,17 @@ class InboundMessage(SQLModel, table=True):
 class Outbox(SQLModel, table=True):
     """A mail to deliver, one recipient per row; the sender loop retries it until it is sent."""
 
-    __table_args__ = (Index("ix_outbox_status_sent_at", "status", "sent_at"),)  # admin prune
+    __table_args__ = (
+        Index("ix_outbox_status_sent_at", "status", "sent_at"),  # admin prune
+        Index("ix_outbox_game_player", "game_id", "player_id", "id"),  # a thread's ends, by a seek
+        Index("ix_outbox_token_player", "token", "player_id"),  # the mail of a token
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     message_id: str = Field(unique=True, max_length=400)
     recipient: str = Field(max_length=320, index=True)
     template: str = Field(max_length=40)  # the template of its first section
-    game_id: int | None = Field(default=None, foreign_key="game.id", index=True)
+    game_id: int | None = Field(default=None, foreign_key="game.id")  # indexed with player_id
     player_id: int | None = Field(default=None, foreign_key="player.id", index=True)
     message: bytes = Field(sa_column=Column(LargeBinary, nullable=False))  # the bytes sent
     status: str = Field(default="pending", max_length=20, index=True)  # pending sent failed
@@ -203,7 +207,7 @@ class Outbox(SQLModel, table=True):
     game_version: int | None = None  # the game's version this mail showed (a reply to it saw that board)
     thread: str | None = Field(default=None, max_length=400, index=True)  # the inbound thread it answers
     unproven: bool = False  # an answer to a mail that showed no proof of receipt (a few a day at most)
-    token: str | None = Field(default=None, max_length=32, index=True)  # the MAC of the token it carries
+    token: str | None = Field(default=None, max_length=32)  # the MAC of the token it carries
     #: what it showed: {"games": {"42": version, ...}, "held": [held mail ids]}; a reply proves that
     shown: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
 

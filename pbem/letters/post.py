@@ -10,11 +10,12 @@ very same mail.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import bindparam, func, insert
-from sqlmodel import Session, select
+from sqlalchemy import Select, bindparam, func, insert, union_all
+from sqlmodel import Session, col, select
 
 from pbem.core.config import Settings
 from pbem.core.models import Game, Outbox, Player
@@ -272,19 +273,17 @@ def headings(letters: Sequence[Letter]) -> tuple[list[dict[str, Any] | None], li
     return heads, several
 
 
-_THREADS = (  # built once: its cache key and compiled SQL are reused for every post
-    select(Outbox.player_id, Outbox.game_id, Outbox.id, Outbox.message_id)
-    .where(Outbox.id.in_(
-        select(func.min(Outbox.id)).where(Outbox.game_id.in_(bindparam("games", expanding=True)),
-                                          Outbox.player_id.in_(bindparam("players", expanding=True)))
-        .group_by(Outbox.player_id, Outbox.game_id)
-        .union_all(
-            select(func.max(Outbox.id)).where(Outbox.game_id.in_(bindparam("games", expanding=True)),
-                                              Outbox.player_id.in_(bindparam("players", expanding=True)))
-            .group_by(Outbox.player_id, Outbox.game_id)
-        )
-    ))
-)
+@functools.lru_cache(maxsize=32)
+def _threads(pairs: int) -> Select[tuple[int, int, int, str]]:
+    """The query of the threads of `pairs` (player, game) pairs (parameters `p0`, `g0`...):
+    the first and the newest of our mails to each, each end found by a seek in the index on
+    (game_id, player_id, id). Built once per count of pairs, so its compiled SQL is reused."""
+    ends = []
+    for n in range(pairs):
+        pair = (col(Outbox.game_id) == bindparam(f"g{n}"), col(Outbox.player_id) == bindparam(f"p{n}"))
+        ends += [select(func.min(Outbox.id)).where(*pair), select(func.max(Outbox.id)).where(*pair)]
+    return select(Outbox.player_id, Outbox.game_id, Outbox.id, Outbox.message_id).where(
+        col(Outbox.id).in_(union_all(*ends)))
 
 
 def _read_threads(session: Session, *wanted: list[tuple[Player, Game | None]]) -> None:
@@ -296,10 +295,10 @@ def _read_threads(session: Session, *wanted: list[tuple[Player, Game | None]]) -
     if not pairs:
         return
     found: dict[tuple[int, int], list[tuple[int, str]]] = {}
-    params = {"games": sorted({g for _, g in pairs}), "players": sorted({p for p, _ in pairs})}
-    for player_id, game_id, row_id, message_id in read(session, _THREADS, params, (Outbox,)):
-        if (player_id, game_id) in pairs:
-            found.setdefault((player_id, game_id), []).append((row_id, message_id))
+    ordered = sorted(pairs)
+    params = {f"{key}{n}": value for n, (player, game) in enumerate(ordered) for key, value in (("p", player), ("g", game))}
+    for player_id, game_id, row_id, message_id in read(session, _threads(len(ordered)), params, (Outbox,)):
+        found.setdefault((player_id, game_id), []).append((row_id, message_id))
     for pair in pairs:
         ends = sorted(found.get(pair, []))
         cache[pair] = (ends[0][1], ends[-1][1]) if ends else None
