@@ -26,11 +26,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from pydantic_core import PydanticUndefined
-from sqlalchemy import CursorResult, Executable, Insert, Select, Table, bindparam, insert, inspect, select
-from sqlalchemy.orm import instrumentation, make_transient_to_detached
+from sqlalchemy import Executable, Insert, Select, Table, bindparam, insert, inspect, select
+from sqlalchemy.orm import configure_mappers, instrumentation, make_transient_to_detached
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session as _Session
 from sqlmodel import SQLModel
+
+from pbem.core import compiled
 
 Row = TypeVar("Row", bound=SQLModel)
 
@@ -48,20 +50,21 @@ class Session(_Session):
             # held (or deleted, expired): the ORM's own answer, no query; a new row of the model
             # not yet written may carry this very key: the ORM's get flushes it first
             return super().get(entity, ident)
-        row = self.connection().execute(_by_key(entity), _key_values(entity, key[1])).first()
+        row = compiled.run(self, _by_key(entity), _key_values(entity, key[1])).first()
         return attach(self, entity, row) if row is not None else None
 
 
 def read(
     session: _Session, statement: Executable, params: Mapping[str, Any] | None = None,
     reads: tuple[type[SQLModel], ...] = (),
-) -> CursorResult[*tuple[Any, ...]]:
-    """A Core statement's result in the session's transaction, after the session's changes
-    are flushed (as the ORM flushes before a query): all of them, or, when `reads` names the
-    models of every table the statement reads, the changes to those."""
+) -> compiled.Rows:
+    """A Core statement's rows in the session's transaction (run on the driver's cursor:
+    `pbem.core.compiled`), after the session's changes are flushed (as the ORM flushes before
+    a query): all of them, or, when `reads` names the models of every table the statement
+    reads, the changes to those."""
     if session.autoflush and (not reads or _pending(session, reads)):
         session.flush()  # nothing to do (and no cost) unless something changed
-    return session.connection().execute(statement, params or {})
+    return compiled.run(session, statement, params)
 
 
 def load(
@@ -85,7 +88,7 @@ def lock(session: _Session, model: type[Row], ident: Any) -> Row | None:
     key = session.identity_key(model, ident)
     if session.autoflush and _pending(session, (model,)):
         session.flush()  # as the ORM's get flushes first: a new row of the model may have this key
-    row = session.connection().execute(_locking(model), _key_values(model, key[1])).first()
+    row = compiled.run(session, _locking(model), _key_values(model, key[1])).first()
     if row is None:
         return None
     held = session.identity_map.get(key)
@@ -118,7 +121,8 @@ def insert_row(session: _Session, row: SQLModel) -> None:
     the ORM's unit of work: for a row only written (its id is not read back, the object stays
     out of the session)."""
     model = type(row)
-    session.connection().execute(_inserting(model), {name: getattr(row, name) for name in _inserted(model)})
+    columns = _inserted(model)
+    compiled.run(session, _inserting(model), {name: getattr(row, name) for name in columns}, columns)
 
 
 @functools.cache
@@ -198,7 +202,9 @@ _REQUIRED, _FACTORY, _MUTABLE, _VALUE = object(), object(), object(), object()
 @functools.cache
 def _fields(model: type[SQLModel]) -> dict[str, tuple[object, Any]]:
     """Each field of `model` in order, with its default: (_VALUE, value), (_MUTABLE, value to
-    copy), (_FACTORY, factory) or (_REQUIRED, None)."""
+    copy), (_FACTORY, factory) or (_REQUIRED, None). The mappers are configured first: an
+    object made before any other use of the ORM must read its attributes as any other does."""
+    configure_mappers()
     fields: dict[str, tuple[object, Any]] = {}
     for name, field in model.model_fields.items():
         if field.default_factory is not None:
