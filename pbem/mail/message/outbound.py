@@ -186,6 +186,12 @@ def _text_part(subtype: str, text: str, quoted: bool) -> tuple[bytes, bytes]:
 _QP_UNSAFE = re.compile(r"[^\t\n\r -~]")
 
 
+def _qp_safe(text: str) -> bool:
+    """Whether no letter of `text` matches `_QP_UNSAFE`, at C speed: the regex's scan took
+    0.1 ms for a 19 kB HTML part, more than the rest of its encoding."""
+    return text.isascii() and text.replace("\n", "").replace("\t", "").replace("\r", "").isprintable()
+
+
 def quoted_printable(text: str, width: int = 76) -> str:
     """`quoprimime.body_encode(text)`, letter for letter, in a fifth of its time for ASCII text:
     an HTML part goes quoted-printable for its long lines, and then only its `=` need
@@ -195,10 +201,8 @@ def quoted_printable(text: str, width: int = 76) -> str:
     escape, a space or tab at a line's end quoted."""
     if not text:
         return text
-    if _QP_UNSAFE.search(text) is None:
-        text = text.replace("=", "=3D")
-    else:
-        text = text.translate(quoprimime._QUOPRI_BODY_ENCODE_MAP)  # type: ignore[attr-defined]
+    safe = _qp_safe(text)  # then only `=` is quoted
+    text = text.replace("=", "=3D") if safe else text.translate(quoprimime._QUOPRI_BODY_ENCODE_MAP)  # type: ignore[attr-defined]
     soft_break, last = "=\n", width - 1
     encoded: list[str] = []
     append = encoded.append

@@ -138,3 +138,13 @@ def test_quoted_printable_is_the_standard_librarys() -> None:
         for form in (text, text.encode("ascii", "ignore").decode("ascii")):
             latin = form.encode("utf-8").decode("latin-1")
             assert outbound.quoted_printable(latin) == quoprimime.body_encode(latin)
+
+
+def test_the_quick_look_for_letters_to_quote_is_the_patterns() -> None:
+    """`_qp_safe` answers what a search for `_QP_UNSAFE` answers, for every kind of letter:
+    tab and line ends, printable ASCII, other control letters, DEL, Latin-1, wider ones."""
+    rng = random.Random(17)
+    letters = [chr(c) for c in (0, 9, 10, 11, 12, 13, 28, 31, 32, 61, 65, 126, 127, 0x85, 0xA0, 0xE9, 0x2028, 0x4E2D)]
+    for _ in range(4000):
+        text = "".join(rng.choice(letters) for _ in range(rng.randint(0, 12)))
+        assert outbound._qp_safe(text) == (outbound._QP_UNSAFE.search(text) is None), repr(text)
