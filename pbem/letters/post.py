@@ -14,12 +14,13 @@ import functools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import Select, bindparam, func, insert, union_all
+from sqlalchemy import Select, bindparam, func, union_all
 from sqlmodel import Session, col, select
 
+from pbem.core import compiled
 from pbem.core.config import Settings
 from pbem.core.models import Game, Outbox, Player
-from pbem.core.rows import fresh, read
+from pbem.core.rows import fresh, read, table
 from pbem.core.wallclock import now
 from pbem.core.work import work_of
 from pbem.games import records
@@ -85,13 +86,11 @@ as inserted (their values: no ORM object is made for a row only written)."""
             groups.setdefault(key, []).append(letter)
     for group in groups.values():
         rows.append(_queue(session, settings, templates, group[0].player, group, game=group[0].game))
-    if rows:  # one executemany: the ORM would insert them one by one to read their ids back
+    if rows:  # one INSERT: the ORM would insert them one by one to read their ids back
         session.flush()  # what the letters' commands changed goes first, as the ORM's insert would flush it
-        session.connection().execute(_INSERT, rows)
+        compiled.insert_rows(session, table(Outbox), rows)
     return rows
 
-
-_INSERT = insert(Outbox.__table__)  # built once, as `_THREADS`; Core: the rows are only written
 #: an outbox row's columns that a new mail leaves at their defaults (`_queue` writes the others)
 _FRESH = {name: Outbox.model_fields[name].default for name in ("status", "attempts", "last_error", "sent_at", "token")}
 

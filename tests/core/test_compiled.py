@@ -118,3 +118,20 @@ def test_an_insert_with_a_column_default_to_fill_goes_through_core(any_server) -
     with transaction(any_server.engine) as session:
         found = session.exec(select(InboundMessage).where(col(InboundMessage.message_id) == "<d@x>")).one()
         assert (found.subject, found.note) == ("", "")
+
+
+def test_rows_inserted_by_one_statement_read_back_as_given(any_server) -> None:
+    with transaction(any_server.engine) as session:
+        ann = _player(session, "ann@example.org")
+        made = [
+            {"message_id": f"<many{n}@x>", "recipient": ann.address, "template": "moved", "player_id": ann.id,
+             "message": bytes([n]) * 3, "next_attempt_at": NOW, "created_at": NOW,
+             "shown": {"games": {"1": n}} if n else None, "unproven": bool(n % 2)}
+            for n in range(3)
+        ]
+        compiled.insert_rows(session, rows.table(Outbox), made[:1])
+        compiled.insert_rows(session, rows.table(Outbox), made[1:])
+    with transaction(any_server.engine) as session:
+        found = session.exec(select(Outbox).where(col(Outbox.player_id) == ann.id).order_by(col(Outbox.id))).all()
+        assert [(o.message_id, o.message, o.shown, o.unproven, o.created_at, o.status) for o in found] == [
+            (m["message_id"], m["message"], m["shown"], m["unproven"], NOW, "pending") for m in made]
