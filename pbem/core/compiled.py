@@ -13,8 +13,9 @@ session's transaction, as Core would), applies SQLAlchemy's own bind and result 
 for the statement's types, and fires the engine's `before_cursor_execute` and
 `after_cursor_execute` events, so whatever counts or watches statements sees these too. A
 driver's error is raised as SQLAlchemy raises it (`sqlalchemy.exc.IntegrityError`...). A
-statement with an expanding parameter (`in_(bindparam(..., expanding=True))`), whose SQL
-depends on the values, or with a column default to fill in, goes through Core as before.
+statement with an expanding parameter (`in_(bindparam(..., expanding=True))`) has its SQL
+written for each run's values by SQLAlchemy's own expansion; one with a column default to
+fill in goes through Core as before.
 """
 
 from __future__ import annotations
@@ -60,10 +61,10 @@ class _Plan:
         assert isinstance(compiled, SQLCompiler)
         self.statement = statement  # kept: the cache is keyed by its id
         self.sql = compiled.string
-        # what only Core's execution does: expand an IN's values into the SQL, or fill a
-        # column's Python-side default in an INSERT or UPDATE
-        self.by_core = any(bind.expanding for bind in compiled.bind_names) or bool(
-            compiled.insert_prefetch or compiled.update_prefetch)
+        # an IN's values written into the SQL at each run, as SQLAlchemy expands them
+        self.expanding = compiled if any(bind.expanding for bind in compiled.bind_names) else None
+        # what only Core's execution does: fill a column's Python-side default in an INSERT or UPDATE
+        self.by_core = bool(compiled.insert_prefetch or compiled.update_prefetch)
         processors: Mapping[str, Callable[[Any], Any]] = compiled._bind_processors  # type: ignore[assignment]  # SQLAlchemy's own, as its execution applies them
         escaped = compiled.escaped_bind_names
         # by its name in the SQL: (that name, the caller's key, its own name, the bind, the processor)
@@ -97,18 +98,17 @@ class _Plan:
             return tuple(values)
         return {entry[0]: value for entry, value in zip(self.binds, values, strict=True)}
 
-    def processors(self, description: Sequence[Sequence[Any]]) -> list[Callable[[Any], Any] | None]:
+    def processors(self, description: Sequence[Sequence[Any]]) -> None:
         """The result processors of the columns, as SQLAlchemy takes them (by each column's
         type and the driver's type code), made from the first result's description."""
         if self.results is None:
-            results = [
+            results: list[Callable[[Any], Any] | None] = [
                 kind._cached_result_processor(self.dialect, column[1]) if kind is not None else None
                 for kind, column in zip(self.types, description, strict=False)
             ]
             # `processed` first: another thread takes `results` set as the sign that both are
             self.processed = [(n, process) for n, process in enumerate(results) if process is not None]
             self.results = results
-        return self.results
 
 
 _PLANS: dict[tuple[int, str, tuple[str, ...] | None], _Plan] = {}
@@ -137,7 +137,24 @@ def run(
     if plan.by_core:
         result = connection.execute(statement, params)
         return Rows(tuple(row) for row in result) if result.returns_rows else Rows()
+    if plan.expanding is not None:
+        return _run(connection, plan, *_expanded(plan.expanding, params))
     return _run(connection, plan, plan.parameters(params))
+
+
+def _expanded(compiled: SQLCompiler, params: Mapping[str, Any]) -> tuple[tuple[Any, ...] | dict[str, Any], str]:
+    """The parameters and SQL of a statement with an expanding parameter, for these values
+    (SQLAlchemy's own expansion: `IN (?, ?, ?)` for three)."""
+    state = compiled.construct_expanded_state(dict(params))
+    processors = state.processors
+
+    def value(name: str) -> Any:
+        process = processors.get(name)
+        return process(state.parameters[name]) if process is not None else state.parameters[name]
+
+    if state.positiontup is not None:
+        return tuple(value(name) for name in state.positiontup), state.statement
+    return {name: value(name) for name in state.parameters}, state.statement
 
 
 def insert_rows(session: Session, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
@@ -172,11 +189,11 @@ def _cursor(fairy: Any) -> Any:
     return cursor
 
 
-def _run(connection: Connection, plan: _Plan, values: tuple[Any, ...] | dict[str, Any]) -> Rows:
+def _run(connection: Connection, plan: _Plan, values: tuple[Any, ...] | dict[str, Any], sql: str | None = None) -> Rows:
     fairy = connection.connection  # the pool's proxy of the driver's connection, in the transaction
     cursor = _cursor(fairy)
     watched = connection._has_events or connection.engine._has_events
-    sql = plan.sql
+    sql = sql if sql is not None else plan.sql
     try:
         if watched:
             sql, values = _before(connection, cursor, sql, values)
