@@ -192,20 +192,33 @@ def _cursor(fairy: Any) -> Any:
 def _run(connection: Connection, plan: _Plan, values: tuple[Any, ...] | dict[str, Any], sql: str | None = None) -> Rows:
     fairy = connection.connection  # the pool's proxy of the driver's connection, in the transaction
     cursor = _cursor(fairy)
+    _execute(connection, fairy, cursor, sql if sql is not None else plan.sql, values)
+    if not plan.returns_rows:
+        return Rows()
+    fetched = cursor.fetchall()
+    if plan.results is None:  # the description once: psycopg makes an object per column for it
+        plan.processors(cursor.description or ())
+    return Rows(_processed(fetched, plan.processed))
+
+
+def execute_text(connection: Connection, sql: str) -> None:
+    """Run a statement of SQL text without parameters or rows on the cursor (a savepoint's
+    SAVEPOINT and RELEASE: `pbem.core.db`), its events fired and its errors raised as Core's."""
+    fairy = connection.connection
+    _execute(connection, fairy, _cursor(fairy), sql, None)
+
+
+def _execute(connection: Connection, fairy: Any, cursor: Any, sql: str, values: Any) -> None:
     watched = connection._has_events or connection.engine._has_events
-    sql = sql if sql is not None else plan.sql
     try:
         if watched:
-            sql, values = _before(connection, cursor, sql, values)
-        cursor.execute(sql, values)
+            sql, values = _before(connection, cursor, sql, () if values is None else values)
+        if values is None:
+            cursor.execute(sql)
+        else:
+            cursor.execute(sql, values)
         if watched:
             connection.dispatch.after_cursor_execute(connection, cursor, sql, values, None, False)
-        if not plan.returns_rows:
-            return Rows()
-        fetched = cursor.fetchall()
-        if plan.results is None:  # the description once: psycopg makes an object per column for it
-            plan.processors(cursor.description or ())
-        return Rows(_processed(fetched, plan.processed))
     except connection.dialect.loaded_dbapi.Error as error:
         dialect = connection.dialect
         invalidated = dialect.is_disconnect(error, fairy, cursor)

@@ -5,8 +5,9 @@ A row loaded by the ORM (`session.get`, `select(Model)`) costs about five times 
 read by a Core statement: the ORM compiles its own state for every query, flushes first, and
 builds the object attribute by attribute. The move path reads a few rows a mail that way
 (the opponent, the games a reply names); here they are read by one Core statement built once
-per model, and the object is made from the row (`fresh`) and handed to the session as a
-persistent object, so a change to it is flushed as an UPDATE as before.
+per model and run on the driver's cursor (`pbem.core.compiled`), and the object is made from
+the row (`fresh`) and handed to the session as a persistent object, so a change to it is
+flushed as an UPDATE as before.
 
 An object already in the session wins over the row read, as with the ORM: a read never
 overwrites what the transaction holds (`lock` alone reads a row afresh, as the ORM's

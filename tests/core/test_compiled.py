@@ -135,3 +135,23 @@ def test_rows_inserted_by_one_statement_read_back_as_given(any_server) -> None:
         found = session.exec(select(Outbox).where(col(Outbox.player_id) == ann.id).order_by(col(Outbox.id))).all()
         assert [(o.message_id, o.message, o.shown, o.unproven, o.created_at, o.status) for o in found] == [
             (m["message_id"], m["message"], m["shown"], m["unproven"], NOW, "pending") for m in made]
+
+
+def test_savepoints_are_sent_on_the_cursor_and_still_undo_their_work(any_server) -> None:
+    seen: list[str] = []
+    listener = lambda _c, _cur, statement, *_rest: seen.append(statement)  # noqa: E731
+    event.listen(any_server.engine, "before_cursor_execute", listener)
+    count = select(func.count()).select_from(rows.table(Player))
+    try:
+        with transaction(any_server.engine) as session:
+            with session.begin_nested():
+                _player(session, "kept@example.org")
+                inner = session.begin_nested()
+                _player(session, "undone@example.org")
+                inner.rollback()
+            assert rows.read(session, count).scalar() == 1
+    finally:
+        event.remove(any_server.engine, "before_cursor_execute", listener)
+    said = [statement.split()[0] for statement in seen if "SAVEPOINT" in statement]
+    assert said == ["SAVEPOINT", "SAVEPOINT", "ROLLBACK", "RELEASE"], seen
+    assert any_server.engine.dialect.do_savepoint.__module__ == "pbem.core.db"
