@@ -17,7 +17,7 @@ from datetime import timedelta
 from sqlalchemy import Engine, bindparam, update
 from sqlmodel import col, select
 
-from pbem.core import faults
+from pbem.core import compiled, faults
 from pbem.core.config import Settings
 from pbem.core.db import transaction
 from pbem.core.models import Outbox
@@ -37,11 +37,10 @@ def claim(engine: Engine, limit: int, lease: float = 120.0) -> list[tuple[int, s
 
     If the daemon dies while sending, the lease (seconds) runs out and a daemon sends the
     row again, with the same Message-ID: at least once, never lost."""
-    with transaction(engine) as session:  # Core statements: the rows are only read and leased
-        connection = session.connection()
-        rows = connection.execute(_DUE, {"now": now(), "limit": limit}).all()
+    with transaction(engine) as session:  # Core statements on the cursor: the rows are only read and leased
+        rows = compiled.run(session, _DUE, {"now": now(), "limit": limit})
         if rows:
-            connection.execute(_LEASE, {"ids": [row[0] for row in rows], "until": now() + timedelta(seconds=lease)})
+            compiled.run(session, _LEASE, {"ids": [row[0] for row in rows], "until": now() + timedelta(seconds=lease)})
         return [(row_id, recipient, message) for row_id, recipient, message in rows]
 
 
@@ -191,7 +190,7 @@ def _record(engine: Engine, settings: Settings, outcomes: list[tuple[int, str, s
     sent = [row_id for row_id, _, error in outcomes if error is None]
     with transaction(engine) as session:
         if sent:  # a Core statement: the ORM's bulk update would look for the rows in the session
-            session.connection().execute(_SENT, {"ids": sent, "at": at})
+            compiled.run(session, _SENT, {"ids": sent, "at": at})
         for row_id, recipient, error in outcomes:
             if error is None:
                 continue
