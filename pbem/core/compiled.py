@@ -112,6 +112,9 @@ class _Plan:
 
 
 _PLANS: dict[tuple[int, str, tuple[str, ...] | None], _Plan] = {}
+#: plans kept at most: the move path's statements are built once, but a caller that builds a
+#: statement at each call must not make the cache grow without end (each plan keeps its statement)
+_PLANS_MAX = 1024
 _PLANS_LOCK = threading.Lock()
 
 
@@ -121,6 +124,8 @@ def _plan(statement: Executable, dialect: Dialect, column_keys: tuple[str, ...] 
     if plan is None or plan.statement is not statement or plan.dialect is not dialect:
         plan = _Plan(statement, dialect, column_keys)
         with _PLANS_LOCK:
+            if len(_PLANS) >= _PLANS_MAX:
+                _PLANS.clear()
             _PLANS[key] = plan
     return plan
 

@@ -155,3 +155,12 @@ def test_savepoints_are_sent_on_the_cursor_and_still_undo_their_work(any_server)
     said = [statement.split()[0] for statement in seen if "SAVEPOINT" in statement]
     assert said == ["SAVEPOINT", "SAVEPOINT", "ROLLBACK", "RELEASE"], seen
     assert any_server.engine.dialect.do_savepoint.__module__ == "pbem.core.db"
+
+
+def test_statements_built_at_each_call_do_not_grow_the_plans_without_end(any_server, monkeypatch) -> None:
+    monkeypatch.setattr(compiled, "_PLANS_MAX", 8)
+    with transaction(any_server.engine) as session:
+        for n in range(30):  # a new statement object each time
+            statement = rows.selecting(Player).where(col(Player.id) == bindparam("id"))
+            assert compiled.run(session, statement, {"id": n}) == []
+            assert len(compiled._PLANS) <= 8
