@@ -194,13 +194,6 @@ _CJK_GAP = re.compile("(?<=[。！？]) (?=\\S)")  # one space after a full-widt
 SIGNATURE = "-- "  # the signature separator: its trailing space is what clients look for
 
 
-def _trimmed(line: str) -> str:
-    """A line without trailing blanks, but the signature separator keeps its one space, so
-    clients know the footer and leave it out of the quote."""
-    trimmed = line.rstrip()
-    return SIGNATURE if trimmed == SIGNATURE.strip() else trimmed
-
-
 #: a move's coordinates joined by a hyphen ("a10-e6"): a line may not break inside it
 _JOINED = re.compile(r"(?<![\w-])[a-z]\d{1,2}(?:-[a-z]\d{1,2})+(?![\w-])")
 
@@ -387,14 +380,20 @@ class Templates:
     def _finished(self, subject: str, body: str, width: int) -> Rendered:
         subject = " ".join(_unkept(subject).split())
         lines: list[str] = []
+        append, extend, wrapped = lines.append, lines.extend, self._wrapped_line
+        chinese = "。" in body or "！" in body or "？" in body  # asked once per body, not per line
         for line in body.strip("\n").splitlines():
-            line = _trimmed(line)
-            if "。" in line or "！" in line or "？" in line:
+            # no trailing blanks, but the signature separator keeps its one space, so clients
+            # know the footer and leave it out of the quote
+            line = line.rstrip()
+            if line == "--":
+                line = SIGNATURE
+            if chinese and ("。" in line or "！" in line or "？" in line):
                 line = _CJK_GAP.sub("", line)  # sentences joined by a space: Chinese puts none after 。
-            if line.isascii() and len(line) <= width and _KEEP not in line and _GLUE not in line:
-                lines.append(line)  # what `_wrap` makes of a line that fits, without the call
+            if len(line) <= width and line.isascii():  # ASCII: neither `_KEEP` nor `_GLUE` is in it
+                append(line)  # what `_wrap` makes of a line that fits, without the call
             else:
-                lines.extend(self._wrapped_line(line, width))
+                extend(wrapped(line, width))
         collapsed: list[str] = []
         for line in lines:  # templates may leave runs of blank lines where blocks are empty
             if line or (collapsed and collapsed[-1]):
