@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import aiosmtplib
+import aiosmtplib.protocol
 import aiosmtplib.smtp
 
 from pbem.mail.message.headers import ascii_address
@@ -26,6 +27,24 @@ from pbem.mail.transport.oauth import OAuthError, TokenSource
 #: that raised is not kept).
 aiosmtplib.smtp.parse_address = functools.lru_cache(maxsize=4096)(aiosmtplib.smtp.parse_address)  # type: ignore[attr-defined]
 aiosmtplib.smtp.quote_address = functools.lru_cache(maxsize=4096)(aiosmtplib.smtp.quote_address)  # type: ignore[attr-defined]
+
+_normalized = aiosmtplib.protocol.normalize_message_line_endings
+
+
+def _line_ends(message: bytes) -> bytes:
+    """aiosmtplib's `normalize_message_line_endings` (lone CR and LF made CRLF, a CRLF at the
+    end), which it runs twice per mail (for the SIZE it announces and before DATA): a message
+    whose every line already ends in CRLF, as pbem writes every mail, is that already, found by
+    three counts instead of a regex that replaced each of its thousand line ends by itself
+    (1.3 % of the daemon's profile)."""
+    crlf = message.count(b"\r\n")
+    if message.endswith(b"\r\n") and message.count(b"\n") == crlf and message.count(b"\r") == crlf:
+        return message
+    return _normalized(message)
+
+
+aiosmtplib.protocol.normalize_message_line_endings = _line_ends
+aiosmtplib.smtp.normalize_message_line_endings = _line_ends  # type: ignore[attr-defined]
 
 log = logging.getLogger(__name__)
 

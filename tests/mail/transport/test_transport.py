@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import imaplib
+import random
 import threading
 import time
 from email.message import EmailMessage
 from pathlib import Path
 
+import aiosmtplib.protocol
 import aiosmtplib.smtp
 import pytest
 
@@ -467,3 +469,18 @@ def test_aiosmtplibs_kept_address_checks_still_refuse_a_bad_address() -> None:
             parse("alice smith@example.org")
         with pytest.raises(ValueError):
             quote("alice smith@example.org")
+
+
+def test_line_ends_are_normalised_as_aiosmtplib_does_and_crlf_mail_passes_as_it_is() -> None:
+    """The quick look at a mail's line ends answers what aiosmtplib's own regex makes of every
+    mix of CR, LF and CRLF; a mail whose lines all end in CRLF comes back as the same object."""
+    original = smtp._normalized
+    rng = random.Random(11)
+    pieces = [b"a", b"line", b".", b"\r", b"\n", b"\r\n", b"\r\r\n", b"\n\r", b" "]
+    for _ in range(4000):
+        message = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        assert smtp._line_ends(message) == original(message), message
+    crlf = b"Subject: x\r\n\r\nbody\r\n.\r\n"
+    assert smtp._line_ends(crlf) is crlf
+    assert aiosmtplib.protocol.normalize_message_line_endings is smtp._line_ends
+    assert aiosmtplib.smtp.normalize_message_line_endings is smtp._line_ends
