@@ -10,14 +10,7 @@ import pytest
 
 from pbem.text import templates as module
 from pbem.text.templates import Templates
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.handclock import Clock
 
 
 @pytest.fixture

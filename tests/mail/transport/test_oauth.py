@@ -11,15 +11,8 @@ from pathlib import Path
 import pytest
 
 from pbem.mail.transport.oauth import MARGIN, OAuthError, TokenSource, xoauth2
+from tests.handclock import Clock
 from tests.oauth_server import CLIENT_ID, CLIENT_SECRET, TokenServer
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture
