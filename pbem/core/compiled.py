@@ -166,13 +166,20 @@ def insert_rows(session: Session, table: Table, rows: Sequence[Mapping[str, Any]
     """Write `rows` (each with the same columns) into `table` by one INSERT of as many VALUES:
     one round trip, where Core's executemany sent them in a pipeline (on PostgreSQL: its
     setting up and syncing cost more than the statement for the two or three mails of a move).
-    The statement is built once per table, count of rows and columns."""
+    The statement is built once per table, count of rows and columns; a long post (a
+    tournament's round to every entrant) goes `MANY_ROWS` rows a statement, so no statement
+    grows past the drivers' limits on parameters."""
     if not rows:
         return
     columns = tuple(rows[0])
-    statement = _many(table, columns, len(rows))
-    params = {f"{name}__{n}": row[name] for n, row in enumerate(rows) for name in columns}
-    run(session, statement, params)
+    for start in range(0, len(rows), MANY_ROWS):
+        chunk = rows[start : start + MANY_ROWS]
+        params = {f"{name}__{n}": row[name] for n, row in enumerate(chunk) for name in columns}
+        run(session, _many(table, columns, len(chunk)), params)
+
+
+#: rows written by one statement of `insert_rows` at most
+MANY_ROWS = 50
 
 
 @functools.lru_cache(maxsize=64)

@@ -120,17 +120,18 @@ def test_an_insert_with_a_column_default_to_fill_goes_through_core(any_server) -
         assert (found.subject, found.note) == ("", "")
 
 
-def test_rows_inserted_by_one_statement_read_back_as_given(any_server) -> None:
+def test_rows_inserted_by_one_statement_read_back_as_given(any_server, monkeypatch) -> None:
+    monkeypatch.setattr(compiled, "MANY_ROWS", 2)
     with transaction(any_server.engine) as session:
         ann = _player(session, "ann@example.org")
         made = [
             {"message_id": f"<many{n}@x>", "recipient": ann.address, "template": "moved", "player_id": ann.id,
              "message": bytes([n]) * 3, "next_attempt_at": NOW, "created_at": NOW,
              "shown": {"games": {"1": n}} if n else None, "unproven": bool(n % 2)}
-            for n in range(3)
+            for n in range(7)
         ]
         compiled.insert_rows(session, rows.table(Outbox), made[:1])
-        compiled.insert_rows(session, rows.table(Outbox), made[1:])
+        compiled.insert_rows(session, rows.table(Outbox), made[1:])  # three statements of 2, 2 and 2 rows
     with transaction(any_server.engine) as session:
         found = session.exec(select(Outbox).where(col(Outbox.player_id) == ann.id).order_by(col(Outbox.id))).all()
         assert [(o.message_id, o.message, o.shown, o.unproven, o.created_at, o.status) for o in found] == [
