@@ -55,9 +55,9 @@ class _Plan:
     processors of its result's columns (taken from the first result's description, as
     SQLAlchemy takes them)."""
 
-    def __init__(self, statement: Executable, dialect: Dialect, column_keys: Sequence[str] | None) -> None:
+    def __init__(self, statement: Executable, dialect: Dialect) -> None:
         assert isinstance(statement, ClauseElement)
-        compiled = statement.compile(dialect=dialect, column_keys=list(column_keys) if column_keys else None)
+        compiled = statement.compile(dialect=dialect)
         assert isinstance(compiled, SQLCompiler)
         self.statement = statement  # kept: the cache is keyed by its id
         self.sql = compiled.string
@@ -77,8 +77,8 @@ class _Plan:
         self.binds = [binds[name] for name in order or ()]
         self.types = [entry[3] for entry in compiled._result_columns]
         self.returns_rows = bool(compiled._result_columns)  # a SELECT, or an INSERT ... RETURNING
-        self.results: list[Callable[[Any], Any] | None] | None = None
-        self.processed: list[tuple[int, Callable[[Any], Any]]] = []  # the columns with a processor
+        #: the columns with a result processor, and it; None until the first result is read
+        self.processed: list[tuple[int, Callable[[Any], Any]]] | None = None
         self.dialect = dialect
 
     def parameters(self, params: Mapping[str, Any]) -> tuple[Any, ...] | dict[str, Any]:
@@ -98,31 +98,32 @@ class _Plan:
             return tuple(values)
         return {entry[0]: value for entry, value in zip(self.binds, values, strict=True)}
 
-    def processors(self, description: Sequence[Sequence[Any]]) -> None:
+    def processors(self, description: Sequence[Sequence[Any]]) -> list[tuple[int, Callable[[Any], Any]]]:
         """The result processors of the columns, as SQLAlchemy takes them (by each column's
         type and the driver's type code), made from the first result's description."""
-        if self.results is None:
-            results: list[Callable[[Any], Any] | None] = [
-                kind._cached_result_processor(self.dialect, column[1]) if kind is not None else None
-                for kind, column in zip(self.types, description, strict=False)
-            ]
-            # `processed` first: another thread takes `results` set as the sign that both are
-            self.processed = [(n, process) for n, process in enumerate(results) if process is not None]
-            self.results = results
+        if self.processed is not None:
+            return self.processed
+        processed: list[tuple[int, Callable[[Any], Any]]] = []
+        for n, (kind, column) in enumerate(zip(self.types, description, strict=False)):
+            process = kind._cached_result_processor(self.dialect, column[1]) if kind is not None else None
+            if process is not None:
+                processed.append((n, process))
+        self.processed = processed
+        return processed
 
 
-_PLANS: dict[tuple[int, str, tuple[str, ...] | None], _Plan] = {}
+_PLANS: dict[tuple[int, str], _Plan] = {}
 #: plans kept at most: the move path's statements are built once, but a caller that builds a
 #: statement at each call must not make the cache grow without end (each plan keeps its statement)
 _PLANS_MAX = 1024
 _PLANS_LOCK = threading.Lock()
 
 
-def _plan(statement: Executable, dialect: Dialect, column_keys: tuple[str, ...] | None) -> _Plan:
-    key = (id(statement), dialect.name, column_keys)
+def _plan(statement: Executable, dialect: Dialect) -> _Plan:
+    key = (id(statement), dialect.name)
     plan = _PLANS.get(key)
     if plan is None or plan.statement is not statement or plan.dialect is not dialect:
-        plan = _Plan(statement, dialect, column_keys)
+        plan = _Plan(statement, dialect)
         with _PLANS_LOCK:
             if len(_PLANS) >= _PLANS_MAX:
                 _PLANS.clear()
@@ -130,15 +131,12 @@ def _plan(statement: Executable, dialect: Dialect, column_keys: tuple[str, ...] 
     return plan
 
 
-def run(
-    session: Session, statement: Executable, params: Mapping[str, Any] | None = None,
-    column_keys: tuple[str, ...] | None = None,
-) -> Rows:
+def run(session: Session, statement: Executable, params: Mapping[str, Any] | None = None) -> Rows:
     """The rows of `statement` (none for one that returns none) run with `params` in the
-    session's transaction. `column_keys`: for an INSERT, the columns it writes."""
+    session's transaction."""
     connection = session.connection()
     params = params or {}
-    plan = _plan(statement, connection.dialect, column_keys)
+    plan = _plan(statement, connection.dialect)
     if plan.by_core:
         result = connection.execute(statement, params)
         return Rows(tuple(row) for row in result) if result.returns_rows else Rows()
@@ -208,9 +206,9 @@ def _run(connection: Connection, plan: _Plan, values: tuple[Any, ...] | dict[str
     if not plan.returns_rows:
         return Rows()
     fetched = cursor.fetchall()
-    if plan.results is None:  # the description once: psycopg makes an object per column for it
-        plan.processors(cursor.description or ())
-    return Rows(_processed(fetched, plan.processed))
+    # the description once: psycopg makes an object per column for it
+    processed = plan.processed if plan.processed is not None else plan.processors(cursor.description or ())
+    return Rows(_processed(fetched, processed))
 
 
 def execute_text(connection: Connection, sql: str) -> None:

@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from pydantic_core import PydanticUndefined
-from sqlalchemy import Executable, Insert, Select, Table, bindparam, insert, inspect, select
+from sqlalchemy import Executable, Select, Table, bindparam, inspect, select
 from sqlalchemy.orm import configure_mappers, instrumentation, make_transient_to_detached
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session as _Session
@@ -122,13 +122,7 @@ def insert_row(session: _Session, row: SQLModel) -> None:
     the ORM's unit of work: for a row only written (its id is not read back, the object stays
     out of the session)."""
     model = type(row)
-    columns = _inserted(model)
-    compiled.run(session, _inserting(model), {name: getattr(row, name) for name in columns}, columns)
-
-
-@functools.cache
-def _inserting(model: type[SQLModel]) -> Insert:
-    return insert(table(model))
+    compiled.insert_rows(session, table(model), [{name: getattr(row, name) for name in _inserted(model)}])
 
 
 @functools.cache

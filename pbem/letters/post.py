@@ -295,7 +295,9 @@ def _read_threads(session: Session, *wanted: list[tuple[Player, Game | None]]) -
         return
     found: dict[tuple[int, int], list[tuple[int, str]]] = {}
     ordered = sorted(pairs)
-    params = {f"{key}{n}": value for n, (player, game) in enumerate(ordered) for key, value in (("p", player), ("g", game))}
+    params: dict[str, int | None] = {}
+    for n, (player_id, game_id) in enumerate(ordered):
+        params[f"p{n}"], params[f"g{n}"] = player_id, game_id
     for player_id, game_id, row_id, message_id in read(session, _threads(len(ordered)), params, (Outbox,)):
         found.setdefault((player_id, game_id), []).append((row_id, message_id))
     for pair in pairs:

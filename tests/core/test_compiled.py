@@ -113,7 +113,7 @@ def test_an_insert_with_a_column_default_to_fill_goes_through_core(any_server) -
     values = {"message_id": "<d@x>", "digest": "d" * 64, "sender": "a@b.c", "status": "processed", "received_at": NOW}
     statement = insert(rows.table(InboundMessage)).values(**values)  # subject and note: their defaults
     with transaction(any_server.engine) as session:
-        assert compiled._plan(statement, session.connection().dialect, None).by_core
+        assert compiled._plan(statement, session.connection().dialect).by_core
         compiled.run(session, statement)
     with transaction(any_server.engine) as session:
         found = session.exec(select(InboundMessage).where(col(InboundMessage.message_id) == "<d@x>")).one()
