@@ -50,7 +50,7 @@ def make_engine(url: str) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn) -> None:  # noqa: ANN001
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        compiled.execute_text(conn, "BEGIN IMMEDIATE")  # on the cursor: every transaction sends it
 
     return _savepoints_on_cursor(engine)
 

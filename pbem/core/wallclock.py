@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import overload
 
 
 def now() -> datetime:
@@ -10,6 +11,10 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
+@overload
+def aware(at: datetime) -> datetime: ...
+@overload
+def aware(at: None) -> None: ...
 def aware(at: datetime | None) -> datetime | None:
     """A stored time as an aware UTC datetime (SQLite gives them back naive)."""
     return at.replace(tzinfo=UTC) if at is not None and at.tzinfo is None else at

@@ -42,6 +42,13 @@ class Work:
     threads: dict[tuple[int | None, int | None], tuple[str, str] | None] = field(default_factory=dict)
     #: (player, turn start) -> the vacations that may pause that turn: `vacations.pausing`
     holidays: dict[tuple[int | None, datetime | None], list[Vacation]] = field(default_factory=dict)
+    #: player -> a time after which none of their vacations ends, as a read of the boards a mail
+    #: answers found (`gamefacts.take`): `vacations.pausing` answers a turn begun then or later
+    #: without a query; a vacation begun or ended forgets it (`forget_holidays`)
+    free_after: dict[int | None, datetime] = field(default_factory=dict)
+    #: the games that read found no one watching: `watchers.watchers` answers them without a
+    #: query; a new watcher forgets its game (`watchers.watch`)
+    unwatched: set[int | None] = field(default_factory=set)
     #: (game, ply) -> the reminders the clock round found sent this turn, read once: `clock.read_ahead`
     reminders_sent: dict[tuple[int | None, int], list[float]] = field(default_factory=dict)
     #: (game, player, Message-ID) of the remarks stored, for the move of the same mail: `remarks.attach`
@@ -57,6 +64,7 @@ class Work:
     def forget_holidays(self) -> None:
         """A vacation began or ended: the turns it pauses are read again."""
         self.holidays.clear()
+        self.free_after.clear()
 
     def savepoint_ended(self) -> None:
         """A savepoint ended (a command line's, kept or rolled back): what it read of the

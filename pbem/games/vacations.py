@@ -13,6 +13,7 @@ from sqlmodel import Session, col
 from pbem.core.errors import ClockError
 from pbem.core.models import Player, Vacation
 from pbem.core.rows import load, selecting
+from pbem.core.wallclock import aware
 from pbem.core.work import work_of
 from pbem.games.zones import local, zone
 from pbem_engine.common.phrases import nphrase, phrase
@@ -39,12 +40,17 @@ def vacations(session: Session, player_id: int, since: datetime | None = None) -
 def pausing(session: Session, player_id: int, since: datetime) -> list[Vacation]:
     """The vacations that may pause a turn begun at `since`: read once per transaction (or
     savepoint), for the mails and the schedule alike; `start_vacation` and `end_vacation`
-    forget them, and so does the end of the transaction, committed or rolled back."""
-    memo = work_of(session).holidays
+    forget them, and so does the end of the transaction, committed or rolled back. A turn
+    begun after the read of a mail's boards found the player with no vacation ahead
+    (`gamefacts`) has none, with no query."""
+    work = work_of(session)
+    free = work.free_after.get(player_id)
+    if free is not None and since is not None and aware(since) >= free:
+        return []
     key = (player_id, since)
-    if key not in memo:
-        memo[key] = vacations(session, player_id, since)
-    return memo[key]
+    if key not in work.holidays:
+        work.holidays[key] = vacations(session, player_id, since)
+    return work.holidays[key]
 
 
 

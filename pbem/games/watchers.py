@@ -9,10 +9,14 @@ from sqlmodel import Session, col, select
 
 from pbem.core.models import Game, Player, Watcher
 from pbem.core.rows import load, selecting
+from pbem.core.work import work_of
 
 
 def watchers(session: Session, game: Game) -> list[Player]:
-    """Who watches `game` (banned players are left out)."""
+    """Who watches `game` (banned players are left out): no one, with no query, when the read
+    of a mail's boards found no one watching it (`gamefacts`)."""
+    if game.id in work_of(session).unwatched:
+        return []
     return [p for p in load(session, Player, _WATCHERS, {"game": game.id}, (Watcher,)) if not p.banned]
 
 
@@ -28,6 +32,7 @@ def watch(session: Session, game: Game, player: Player, now: datetime) -> bool:
     if _row(session, game, player) is not None:
         return False
     session.add(Watcher(game_id=game.id, player_id=player.id, created_at=now))
+    work_of(session).unwatched.discard(game.id)
     return True
 
 

@@ -21,6 +21,7 @@ from datetime import datetime, time
 from sqlalchemy import and_, bindparam, or_
 from sqlmodel import Session, col, func, select
 
+from pbem.core import gamefacts
 from pbem.core.config import Settings
 from pbem.core.db import keep
 from pbem.core.models import Challenge, Game, InboundMessage, Move, Outbox, Player
@@ -135,7 +136,7 @@ def evidence(
     found.wrong = bool(claimed) and proving is None
     if found.proof is None and settings.trusted_authserv_id and dmarc_pass(envelope, settings.trusted_authserv_id):
         found.proof = "dmarc"
-    _boards(session, envelope, player, found)
+    _boards(session, envelope, player, now, found)
     return found
 
 
@@ -249,7 +250,7 @@ def dmarc_pass(envelope: Envelope, authserv_id: str) -> bool:
     return False
 
 
-_OURS_NAMED = (  # built once: our mails a mail's headers name, and those that carried its token
+_OURS_NAMED = gamefacts.joined(  # built once: our mails a mail's headers name, and those that carried its token
     select(Outbox.message_id, Outbox.game_id, Outbox.game_version, Outbox.template, Outbox.thread,
            Outbox.player_id, Outbox.token, Outbox.shown, table(Game))
     .outerjoin(table(Game), Game.id == Outbox.game_id)
@@ -261,26 +262,31 @@ _OURS_NAMED = (  # built once: our mails a mail's headers name, and those that c
     .limit(100)
 )
 _GAME_AT = 8  # where the game's columns begin in a row of `_OURS_NAMED`
+_FACTS_AT = _GAME_AT + len(table(Game).columns)  # and where `gamefacts` begins
 
 
-def _boards(session: Session, envelope: Envelope, player: Player, found: Evidence) -> None:
+def _boards(session: Session, envelope: Envelope, player: Player, at: datetime, found: Evidence) -> None:
     """The boards a mail answers (from its token, else its threading headers) and their
     games' versions as the mail arrives; what the mails that carried its proving token showed.
 
-    One query reads our mails that the headers name with their games (kept for the commands
-    that follow), the mail it answers (for `answered`) and the mails of the proving token."""
+    One query reads our mails that the headers name with their games and what the commands
+    that follow ask of them (`gamefacts`), the mail it answers (for `answered`) and the mails
+    of the proving token."""
     seen: dict[int, int] = {}
     games: dict[int, Game] = {}
     ids = [*envelope.references, *([envelope.in_reply_to] if envelope.in_reply_to else [])][-40:]
     token, mac = found.token, found.mac
     if ids or mac is not None:
-        rows = read(session, _OURS_NAMED, {"ids": ids, "mac": mac, "player": player.id}, (Outbox, Game)).all()
+        rows = read(session, _OURS_NAMED, {"ids": ids, "mac": mac, "player": player.id, "at": at},
+                    (Outbox, Game, *gamefacts.READS)).all()
         cache = work_of(session).answered
         if envelope.in_reply_to:
             cache[envelope.in_reply_to] = None
         for row in rows:
             message_id, game_id, version, template, thread, to, carried, shown = row[:_GAME_AT]
             game = attach(session, Game, row, _GAME_AT) if row[_GAME_AT] is not None else None
+            if game is not None:
+                gamefacts.take(session, game, row, _FACTS_AT, at)
             if mac is not None and carried == mac and to == player.id:
                 _showed(found, shown or {}, message_id == envelope.in_reply_to)
             if message_id not in ids:

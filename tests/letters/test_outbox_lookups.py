@@ -3,6 +3,7 @@ of each names its index and walks no table or other index (migration 0023)."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 from sqlalchemy import event
@@ -36,7 +37,10 @@ def test_a_threads_ends_are_found_by_the_game_and_player_index(tmp_path: Path) -
 
 
 def test_the_mail_of_a_token_is_found_by_the_token_index(tmp_path: Path) -> None:
-    params = {"ids": ["<a@x>", "<b@x>"], "mac": "0" * 32, "player": 3}
+    params = {"ids": ["<a@x>", "<b@x>"], "mac": "0" * 32, "player": 3, "at": datetime(2026, 1, 1, tzinfo=UTC)}
     plan = _plan(tmp_path, _OURS_NAMED, params)
     assert any("ix_outbox_token_player (token=? AND player_id=?)" in step for step in plan), plan
+    # what the same read asks of the games' watchers and vacations (pbem.core.gamefacts) is a seek too
+    assert any("ix_watcher_game_id (game_id=?)" in step for step in plan), plan
+    assert any("ix_vacation_player_id (player_id=?)" in step for step in plan), plan
     assert not [step for step in plan if step.startswith("SCAN")], plan

@@ -20,7 +20,7 @@ from tests.mailer import compose, parse, reply_to
 ALICE, BOB = "alice@example.org", "bob@example.org"
 #: one UPDATE of the game per move (a Core read flushes only the changes of what it reads); a
 #: game without conditional lines asks nothing about them (Game.lines_waiting)
-MAX_STATEMENTS = 14
+MAX_STATEMENTS = 11
 
 
 class _Counted:
@@ -71,7 +71,7 @@ def _start_game(counted: _Counted) -> None:
     counted.say(BOB, "accept 1")
 
 
-def test_a_move_mail_is_one_transaction_of_at_most_14_statements(server) -> None:
+def test_a_move_mail_is_one_transaction_of_at_most_11_statements(server) -> None:
     counted = _Counted(server)
     try:
         _start_game(counted)
