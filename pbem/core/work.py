@@ -2,7 +2,8 @@
 
 Each field saves a query that a later step of the same transaction would otherwise make again
 (the mails of a move read the move, the vacations and the threads the move's own code just
-read or wrote). They are only as true as the transaction that read them, so they all live
+read or wrote; the read of a mail's boards also answers a few questions ahead, see the end of
+this module). They are only as true as the transaction that read them, so they all live
 here and are dropped in one place: `Work.clear` when the transaction ends, committed or rolled
 back, and `Work.savepoint_ended` for what a savepoint's end can make stale. The command
 context carries it (`Context.work`); code that has only the session asks `work_of(session)`.
@@ -10,14 +11,18 @@ context carries it (`Context.work`); code that has only the session asks `work_o
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import Select, bindparam, event, exists
 from sqlalchemy.orm import Session, SessionTransaction
+from sqlmodel import col
 
-from pbem.core.models import HeldMail, Move, Vacation
+from pbem.core.models import Game, HeldMail, Move, Player, Vacation, Watcher
+from pbem.core.rows import attach, table
+from pbem.core.wallclock import aware
 
 
 @dataclass(eq=False)
@@ -43,7 +48,7 @@ class Work:
     #: (player, turn start) -> the vacations that may pause that turn: `vacations.pausing`
     holidays: dict[tuple[int | None, datetime | None], list[Vacation]] = field(default_factory=dict)
     #: player -> a time after which none of their vacations ends, as a read of the boards a mail
-    #: answers found (`gamefacts.take`): `vacations.pausing` answers a turn begun then or later
+    #: answers found (`take_game_facts`): `vacations.pausing` answers a turn begun then or later
     #: without a query; a vacation begun or ended forgets it (`forget_holidays`)
     free_after: dict[int | None, datetime] = field(default_factory=dict)
     #: the games that read found no one watching: `watchers.watchers` answers them without a
@@ -100,3 +105,56 @@ def _transaction_ended(session: Session, transaction: SessionTransaction) -> Non
         work.clear()
     elif transaction.nested:
         work.savepoint_ended()
+
+
+# What the read of a mail's boards finds of their games -----------------------------------------
+#
+# A move mail's read of the boards it answers (`pbem.trust.proof`) joins their games; the mails
+# of the move then asked three more questions, a statement each: who the opponent is
+# (`store.players`), who watches the game (`watchers.watchers`) and whether the player on move
+# is away (`vacations.pausing`). Most games have no watcher and most players no vacation, so the
+# same read brings both players and two yes-or-no answers, and the three statements are saved:
+# the players are in the session, and a game no one watches or a player with no vacation ahead
+# needs no read at all. A new watcher or vacation in the transaction forgets the answer.
+
+_PLAYER0 = table(Player).alias("player0")
+_PLAYER1 = table(Player).alias("player1")
+_WIDTH = len(table(Player).columns)
+#: the models whose pending changes a read `with_game_facts` flushes first (`rows.read`); a player
+#: the session holds wins over the row read, so a change to one need not be written
+GAME_FACT_READS = (Watcher, Vacation)
+
+
+def _away(player_id: Any) -> Any:
+    """Whether the player has a vacation that ends after the mail's time (`at`)."""
+    return exists().where(col(Vacation.player_id) == player_id, col(Vacation.ends_at) > bindparam("at"))
+
+
+def with_game_facts(statement: Select[Any]) -> Select[Any]:
+    """`statement` (which selects a `game`, maybe through an outer join) with the game's
+    players and the three answers after its columns, as `take_game_facts` reads them; a run
+    takes the mail's time as the parameter `at`."""
+    return (
+        statement.add_columns(
+            _PLAYER0, _PLAYER1, exists().where(col(Watcher.game_id) == col(Game.id)),
+            _away(col(Game.player0_id)), _away(col(Game.player1_id)),
+        )
+        .outerjoin(_PLAYER0, _PLAYER0.c.id == col(Game.player0_id))
+        .outerjoin(_PLAYER1, _PLAYER1.c.id == col(Game.player1_id))
+    )
+
+
+def take_game_facts(session: Any, game: Game, row: Sequence[Any], start: int, at: datetime) -> None:
+    """Keep what a row of `with_game_facts` (from column `start`) says about `game` as the
+    database was at `at`: both players in the session (an object it holds already wins), and
+    the answers for `watchers.watchers` and `vacations.pausing`."""
+    work = work_of(session)
+    for n in (0, 1):
+        if row[start + n * _WIDTH] is not None:  # the identity map holds them only weakly: kept
+            work.kept.append(attach(session, Player, row, start + n * _WIDTH))
+    watched, *away = row[start + 2 * _WIDTH : start + 2 * _WIDTH + 3]
+    if not watched:
+        work.unwatched.add(game.id)
+    for player_id, vacation in zip((game.player0_id, game.player1_id), away, strict=True):
+        if not vacation:
+            work.free_after[player_id] = aware(at)

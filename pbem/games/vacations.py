@@ -42,7 +42,7 @@ def pausing(session: Session, player_id: int, since: datetime) -> list[Vacation]
     savepoint), for the mails and the schedule alike; `start_vacation` and `end_vacation`
     forget them, and so does the end of the transaction, committed or rolled back. A turn
     begun after the read of a mail's boards found the player with no vacation ahead
-    (`gamefacts`) has none, with no query."""
+    (`work.take_game_facts`) has none, with no query."""
     work = work_of(session)
     free = work.free_after.get(player_id)
     if free is not None and since is not None and aware(since) >= free:

@@ -14,7 +14,7 @@ from pbem.core.work import work_of
 
 def watchers(session: Session, game: Game) -> list[Player]:
     """Who watches `game` (banned players are left out): no one, with no query, when the read
-    of a mail's boards found no one watching it (`gamefacts`)."""
+    of a mail's boards found no one watching it (`work.take_game_facts`)."""
     if game.id in work_of(session).unwatched:
         return []
     return [p for p in load(session, Player, _WATCHERS, {"game": game.id}, (Watcher,)) if not p.banned]

@@ -21,12 +21,11 @@ from datetime import datetime, time
 from sqlalchemy import and_, bindparam, or_
 from sqlmodel import Session, col, func, select
 
-from pbem.core import gamefacts
 from pbem.core.config import Settings
 from pbem.core.db import keep
 from pbem.core.models import Challenge, Game, InboundMessage, Move, Outbox, Player
 from pbem.core.rows import attach, read, table
-from pbem.core.work import work_of
+from pbem.core.work import GAME_FACT_READS, take_game_facts, with_game_facts, work_of
 from pbem.mail.message import notation
 from pbem.mail.message.inbound import Envelope
 from pbem.trust import tokens
@@ -250,7 +249,7 @@ def dmarc_pass(envelope: Envelope, authserv_id: str) -> bool:
     return False
 
 
-_OURS_NAMED = gamefacts.joined(  # built once: our mails a mail's headers name, and those that carried its token
+_OURS_NAMED = with_game_facts(  # built once: our mails a mail's headers name, and those that carried its token
     select(Outbox.message_id, Outbox.game_id, Outbox.game_version, Outbox.template, Outbox.thread,
            Outbox.player_id, Outbox.token, Outbox.shown, table(Game))
     .outerjoin(table(Game), Game.id == Outbox.game_id)
@@ -262,7 +261,7 @@ _OURS_NAMED = gamefacts.joined(  # built once: our mails a mail's headers name, 
     .limit(100)
 )
 _GAME_AT = 8  # where the game's columns begin in a row of `_OURS_NAMED`
-_FACTS_AT = _GAME_AT + len(table(Game).columns)  # and where `gamefacts` begins
+_FACTS_AT = _GAME_AT + len(table(Game).columns)  # and where `with_game_facts` adds its own
 
 
 def _boards(session: Session, envelope: Envelope, player: Player, at: datetime, found: Evidence) -> None:
@@ -270,15 +269,15 @@ def _boards(session: Session, envelope: Envelope, player: Player, at: datetime, 
     games' versions as the mail arrives; what the mails that carried its proving token showed.
 
     One query reads our mails that the headers name with their games and what the commands
-    that follow ask of them (`gamefacts`), the mail it answers (for `answered`) and the mails
-    of the proving token."""
+    that follow ask of them (`with_game_facts`), the mail it answers (for `answered`) and the
+    mails of the proving token."""
     seen: dict[int, int] = {}
     games: dict[int, Game] = {}
     ids = [*envelope.references, *([envelope.in_reply_to] if envelope.in_reply_to else [])][-40:]
     token, mac = found.token, found.mac
     if ids or mac is not None:
         rows = read(session, _OURS_NAMED, {"ids": ids, "mac": mac, "player": player.id, "at": at},
-                    (Outbox, Game, *gamefacts.READS)).all()
+                    (Outbox, Game, *GAME_FACT_READS)).all()
         cache = work_of(session).answered
         if envelope.in_reply_to:
             cache[envelope.in_reply_to] = None
@@ -286,7 +285,7 @@ def _boards(session: Session, envelope: Envelope, player: Player, at: datetime, 
             message_id, game_id, version, template, thread, to, carried, shown = row[:_GAME_AT]
             game = attach(session, Game, row, _GAME_AT) if row[_GAME_AT] is not None else None
             if game is not None:
-                gamefacts.take(session, game, row, _FACTS_AT, at)
+                take_game_facts(session, game, row, _FACTS_AT, at)
             if mac is not None and carried == mac and to == player.id:
                 _showed(found, shown or {}, message_id == envelope.in_reply_to)
             if message_id not in ids:

@@ -1,4 +1,4 @@
-"""What the read of a mail's boards finds of their games (`pbem.core.gamefacts`) saves the
+"""What the read of a mail's boards finds of their games (`pbem.core.work.with_game_facts`) saves the
 opponent's, the watchers' and the vacations' reads, and a new watcher or vacation in the same
 transaction is seen all the same. On SQLite and on PostgreSQL."""
 
@@ -9,16 +9,16 @@ from datetime import timedelta
 from sqlalchemy import event
 from sqlmodel import select
 
-from pbem.core import gamefacts
 from pbem.core.db import transaction
 from pbem.core.models import Game, Player
 from pbem.core.rows import read, table
 from pbem.core.wallclock import now
+from pbem.core.work import take_game_facts, with_game_facts
 from pbem.games import store, vacations, watchers
 from tests.mailer import reply_to, text
 
 ALICE, BOB, CAROL = "alice@example.org", "bob@example.org", "carol@example.org"
-_GAME_READ = gamefacts.joined(select(table(Game)).where(table(Game).c.id == 1))
+_GAME_READ = with_game_facts(select(table(Game)).where(table(Game).c.id == 1))
 _FACTS_AT = len(table(Game).columns)
 
 
@@ -47,7 +47,7 @@ class _Statements:
 
 def _read_with_facts(session, at):  # noqa: ANN001, ANN202
     game = session.get(Game, 1)
-    gamefacts.take(session, game, read(session, _GAME_READ, {"at": at}).one(), _FACTS_AT, at)
+    take_game_facts(session, game, read(session, _GAME_READ, {"at": at}).one(), _FACTS_AT, at)
     return game
 
 
