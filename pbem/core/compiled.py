@@ -33,7 +33,10 @@ from sqlmodel import Session
 
 
 class Rows(list[tuple[Any, ...]]):
-    """A statement's rows, with the few ways of reading a result the service uses."""
+    """A statement's rows, with the few ways of reading a result the service uses; for a
+    statement that returns none, `rowcount` is how many rows it changed (as the driver says)."""
+
+    rowcount: int = -1
 
     def all(self) -> list[tuple[Any, ...]]:
         return list(self)
@@ -204,7 +207,9 @@ def _run(connection: Connection, plan: _Plan, values: tuple[Any, ...] | dict[str
     cursor = _cursor(fairy)
     _execute(connection, fairy, cursor, sql if sql is not None else plan.sql, values)
     if not plan.returns_rows:
-        return Rows()
+        changed = Rows()
+        changed.rowcount = cursor.rowcount
+        return changed
     fetched = cursor.fetchall()
     # the description once: psycopg makes an object per column for it
     processed = plan.processed if plan.processed is not None else plan.processors(cursor.description or ())

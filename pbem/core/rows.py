@@ -27,9 +27,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from pydantic_core import PydanticUndefined
-from sqlalchemy import Executable, Select, Table, bindparam, inspect, select
-from sqlalchemy.orm import configure_mappers, instrumentation, make_transient_to_detached
+from sqlalchemy import Executable, Select, Table, Update, bindparam, inspect, select, update
+from sqlalchemy.orm import InstanceState, configure_mappers, instrumentation, make_transient_to_detached
 from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.orm.base import NO_VALUE
+from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session as _Session
 from sqlmodel import SQLModel
 
@@ -115,6 +117,54 @@ def attach(session: _Session, model: type[Row], row: Sequence[Any], start: int =
     make_transient_to_detached(obj)  # its values are what the database holds: no history
     session.add(obj)
     return obj
+
+
+def write_changes(session: _Session) -> None:
+    """Write the changes the session holds to rows it read (a move's game: its position, turn
+    and clock) by one compiled UPDATE each, and mark them written, as the ORM's flush does: the
+    flush at the end of a line then has nothing to do. The ORM's flush sorted the session's
+    changes and built its UPDATE anew each time: about half a million instructions a move mail
+    more than the statement on the cursor (2 % of the daemon's work on a move mail).
+
+    Only plain column changes to rows already in the database are written here; a session that
+    also holds new or deleted rows, or a change to anything but a column, is left to the ORM,
+    which orders those writes itself."""
+    if session.new or session.deleted:
+        return
+    writes = []
+    for obj in session.dirty:
+        state = inspect(obj)
+        model: type[SQLModel] = type(obj)
+        names, key_names = _columns(model), _key_names(model)
+        if state.key is None or not all(
+            key in names and key not in key_names and key in state.dict for key in state.committed_state
+        ):
+            return  # not a row's column, its key, or set and then expired: the ORM knows what to do
+        changed = {key: state.dict[key] for key, old in state.committed_state.items()
+                   if old is NO_VALUE or old != state.dict[key]}  # a value set to what it was: not written
+        writes.append((state, model, changed))
+    for state, model, changed in writes:
+        if not changed:
+            continue
+        keys = _key_values(model, state.key[1])
+        columns = tuple(name for name in _columns(model) if name in changed)
+        done = compiled.run(session, _updating(model, columns), {**changed, **{f"key_{k}": v for k, v in keys.items()}})
+        if done.rowcount != 1 and session.get_bind().dialect.supports_sane_rowcount:
+            raise StaleDataError(f"UPDATE of {model.__name__} {keys} changed {done.rowcount} rows, not 1")
+    states = [state for state, _, _ in writes]
+    InstanceState._commit_all_states(((state, state.dict) for state in states), session.identity_map)
+    session._register_altered(states)  # a rollback of the savepoint (or the transaction) reads them again
+
+
+@functools.lru_cache(maxsize=64)
+def _updating(model: type[SQLModel], columns: tuple[str, ...]) -> Update:
+    """The UPDATE of `columns` of one row of `model`, by its key: built once per set of columns."""
+    table_ = table(model)
+    return (
+        update(table_)
+        .where(*(table_.c[name] == bindparam(f"key_{name}") for name in _key_names(model)))
+        .values({name: bindparam(name, type_=table_.c[name].type) for name in columns})
+    )
 
 
 def insert_row(session: _Session, row: SQLModel) -> None:

@@ -19,6 +19,7 @@ from pbem.commands.lines.args import split_game
 from pbem.commands.lines.base import STALE, Call, Context
 from pbem.commands.lines.reader import MAX_LINES, Line, Reading
 from pbem.commands.player import held
+from pbem.core import rows
 from pbem.core.errors import CommandError, NotAMove
 from pbem.core.models import Game
 from pbem.games import store as G
@@ -79,6 +80,7 @@ def run(ctx: Context, reading: Reading) -> list[str]:
                 exc = turned
             _refused(ctx, line, exc)
         else:
+            rows.write_changes(ctx.session)  # the line's UPDATE by a compiled statement, not the ORM's flush
             savepoint.commit()
             ctx.acted = ctx.acted or held.acts(line)
     if ctx.acted and ctx.evidence.mac is not None and own:  # so that a copy of it does nothing

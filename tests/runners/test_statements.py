@@ -19,7 +19,9 @@ from tests.mailer import compose, parse, reply_to
 
 ALICE, BOB = "alice@example.org", "bob@example.org"
 #: one UPDATE of the game per move (a Core read flushes only the changes of what it reads); a
-#: game without conditional lines asks nothing about them (Game.lines_waiting)
+#: game without conditional lines asks nothing about them (Game.lines_waiting); the opponent,
+#: the watchers and the vacations come with the read of the boards the mail answers
+#: (`pbem.core.work.with_game_facts`)
 MAX_STATEMENTS = 11
 
 
