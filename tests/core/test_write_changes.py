@@ -4,7 +4,10 @@ a rollback of its savepoint; anything else is left to the ORM. On SQLite and on 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 from sqlalchemy import bindparam, delete, event
@@ -44,6 +47,22 @@ class _Sent:
         event.remove(self.engine, "before_cursor_execute", self._seen)
 
 
+@contextmanager
+def _holding(server) -> Iterator[tuple[Any, Any, Player]]:  # noqa: ANN001
+    """(engine, session, player): a new player's row, read in an open transaction."""
+    engine = server.engine
+    pid = _player(engine)
+    with transaction(engine) as session:
+        yield engine, session, session.get(Player, pid)
+
+
+def _written(engine, session) -> list[str]:  # noqa: ANN001
+    """The statements `write_changes` sends for what `session` holds."""
+    with _Sent(engine) as sent:
+        rows.write_changes(session)
+    return sent.sql
+
+
 def test_a_change_is_one_update_and_the_row_is_clean(any_server) -> None:
     engine = any_server.engine
     pid = _player(engine)
@@ -64,50 +83,35 @@ def test_a_change_is_one_update_and_the_row_is_clean(any_server) -> None:
 
 
 def test_a_value_set_to_what_it_was_is_not_written(any_server) -> None:
-    engine = any_server.engine
-    pid = _player(engine)
-    with transaction(engine) as session:
-        player = session.get(Player, pid)
+    with _holding(any_server) as (engine, session, player):
         player.name = "alice"
-        with _Sent(engine) as sent:
-            rows.write_changes(session)
-        assert sent.sql == [] and not session.dirty
+        assert _written(engine, session) == [] and not session.dirty
 
 
 def test_a_rolled_back_savepoint_undoes_the_write_and_the_object_reads_it_again(any_server) -> None:
-    engine = any_server.engine
-    pid = _player(engine)
-    with transaction(engine) as session:
-        player = session.get(Player, pid)
+    with _holding(any_server) as (engine, session, player):
         savepoint = session.begin_nested()
         player.name = "mallory"
         rows.write_changes(session)
         savepoint.rollback()
         assert player.name == "alice"  # read again from the row, which the rollback restored
     with transaction(engine) as session:
-        assert session.get(Player, pid).name == "alice"
+        assert session.get(Player, player.id).name == "alice"
 
 
 def test_a_session_with_a_new_row_is_left_to_the_orm(any_server) -> None:
-    engine = any_server.engine
-    pid = _player(engine)
-    with transaction(engine) as session:
-        player = session.get(Player, pid)
+    with _holding(any_server) as (engine, session, player):
         player.name = "Alice"
         session.add(Player(address="bob@example.org", name="bob", secret="t" * 32, created_at=NOW))
-        with _Sent(engine) as sent:
-            rows.write_changes(session)
-        assert sent.sql == [] and player in session.dirty
+        assert _written(engine, session) == [] and player in session.dirty
     with transaction(engine) as session:
-        assert session.get(Player, pid).name == "Alice"  # the ORM's flush wrote it at the commit
+        assert session.get(Player, player.id).name == "Alice"  # the ORM's flush wrote it at the commit
 
 
 def test_a_row_gone_meanwhile_is_stale_data(any_server) -> None:
-    engine = any_server.engine
-    pid = _player(engine)
-    with transaction(engine) as session:
-        player = session.get(Player, pid)
-        session.connection().execute(delete(rows.table(Player)).where(rows.table(Player).c.id == pid))  # not the ORM's
+    with _holding(any_server) as (_engine, session, player):
+        gone = delete(rows.table(Player)).where(rows.table(Player).c.id == player.id)
+        session.connection().execute(gone)  # not the ORM's delete, which would drop the object too
         player.name = "Alice"
         with pytest.raises(StaleDataError):
             rows.write_changes(session)
