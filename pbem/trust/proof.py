@@ -281,10 +281,12 @@ def _boards(session: Session, envelope: Envelope, player: Player, at: datetime, 
         cache = work_of(session).answered
         if envelope.in_reply_to:
             cache[envelope.in_reply_to] = None
+        taken: dict[int, Game] = {}  # a game's columns come again with each of its mails: taken once
         for row in rows:
             message_id, game_id, version, template, thread, to, carried, shown = row[:_GAME_AT]
-            game = attach(session, Game, row, _GAME_AT) if row[_GAME_AT] is not None else None
-            if game is not None:
+            game = taken.get(row[_GAME_AT]) if row[_GAME_AT] is not None else None
+            if row[_GAME_AT] is not None and game is None:
+                game = taken[row[_GAME_AT]] = attach(session, Game, row, _GAME_AT)
                 take_game_facts(session, game, row, _FACTS_AT, at)
             if mac is not None and carried == mac and to == player.id:
                 _showed(found, shown or {}, message_id == envelope.in_reply_to)
