@@ -105,6 +105,34 @@ def test_say_off_stores_but_relays_nothing_to_them(server) -> None:
         assert session.exec(select(Player).where(Player.address == BOB)).one().relay is True
 
 
+def test_an_opponent_who_gets_no_mail_is_not_said_to_have_read_it(server) -> None:
+    _watched(server)
+    started = server.mails(BOB)[-1]
+    server.send(reply_to(BOB, started, "stop"))
+    with Session(server.engine) as session:
+        assert session.exec(select(Player).where(Player.address == BOB)).one().stopped_at is not None
+    before = len(server.mails(BOB))
+    server.say(ALICE, "say Are you there?")
+    assert len(server.mails(BOB)) == before  # no mail to someone who wrote `stop`
+    said = flat(server.last(ALICE))
+    assert "relayed to bob" not in said
+    assert ("bob gets no mail from me at the moment, so your message was stored with game #1 but not passed "
+            "on to them. It was relayed to the 1 watcher of the game.") in said
+    assert "> Are you there?" in text(server.last(CAROL))
+    assert _remarks(server) == [(0, "Are you there?")]
+
+
+def test_a_message_to_a_bot_is_kept_and_the_sender_told_it_reads_none(server) -> None:
+    server.say(ALICE, "challenge ataxx bot level=2 colour=first")
+    server.confirm(ALICE)
+    server.send(reply_to(ALICE, server.last(ALICE), "say Good game, machine."))
+    said = flat(server.last(ALICE))
+    assert ("bot-ataxx-2 is a program and reads no messages, so your message was stored with game #1 but not "
+            "passed on to them.") in said
+    assert "relayed" not in said
+    assert _remarks(server) == [(0, "Good game, machine.")]
+
+
 def test_a_long_message_is_refused_and_nothing_stored(server) -> None:
     start_game(server)
     before = len(server.mails(BOB))

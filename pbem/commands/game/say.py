@@ -13,10 +13,11 @@ import re
 from pbem.commands.lines.args import split_game
 from pbem.commands.lines.base import STALE, Call, Command, Context, register
 from pbem.core.errors import CommandError
-from pbem.core.models import Game
+from pbem.core.models import Game, Player
 from pbem.core.wallclock import now
 from pbem.games import remarks
 from pbem.games import store as G
+from pbem.games.bots import is_bot
 from pbem.letters import notify
 from pbem.letters.views import game_view
 from pbem.text.i18n import N_
@@ -124,13 +125,27 @@ def relay(ctx: Context, game: Game, text: str) -> None:
         letter
         for letter in notify.tell(ctx.session, "said", game, ctx.player, remark=remark.id, by=ctx.player.name,
                                   to=opponent.name, lines=lines)
-        if letter.player.relay and not letter.player.banned
+        if _reached(letter.player) is None
     ]
     for letter in letters:
         letter.record = None  # a message sends no record, even in a finished game
     ctx.add(letters)
     watchers = sum(1 for letter in letters if letter.player.id != opponent.id)
+    why = _reached(opponent)
     ctx.reply(
         "said_sent.txt", game=game_view(ctx.session, game, ctx.player), opponent=opponent.name, watchers=watchers, remark=remark.id,
-        relayed=any(letter.player.id == opponent.id for letter in letters),
+        relayed=why is None, why=why,
     )
+
+
+def _reached(player: Player) -> str | None:
+    """Why a relayed message would not reach `player`, or None: "off" (they wrote `say off`),
+    "bot" (a program reads no mail), "mail" (no mail goes to them: they wrote `stop`, their
+    address bounces, or they are banned). The sender is told which, never that it reached them."""
+    if is_bot(player):
+        return "bot"
+    if not player.relay:
+        return "off"
+    if player.silent or player.banned:
+        return "mail"
+    return None
