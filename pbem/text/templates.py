@@ -290,6 +290,7 @@ class Templates:
             env.filters["keep"] = mark
             env.filters["pad"] = lambda text, columns: textwidth.ljust(str(_spoken(talk, text)), columns)
             env.filters["side"] = lambda name: talk.side(name)
+            env.filters["aside"] = textwidth.aside
             self._envs[talk.code] = env
         return env
 

@@ -87,6 +87,14 @@ def ljust(text: str, columns: int) -> str:
     return text + " " * max(0, columns - width(text))
 
 
+def aside(text: str) -> str:
+    """A note after a word ("alice (you)") with the space before it, but none before a wide
+    opening bracket ("alice（你）"): Chinese brackets carry their own space."""
+    if text and unicodedata.category(text[0]) == "Ps" and unicodedata.east_asian_width(text[0]) in "WF":
+        return text
+    return " " + text
+
+
 def cut(text: str, columns: int) -> str:
     """`text` cut to at most `columns` display columns, never through a wide letter."""
     if width(text) <= columns:

@@ -13,6 +13,7 @@ import types
 import pytest
 
 from pbem.text import catalogs, textwidth
+from pbem.text.templates import Templates
 from pbem.text.textwidth import width, word_ends, wrap
 from tests.samples import exchange
 
@@ -229,3 +230,19 @@ def test_the_chinese_mails_break_between_words_only(tmp_path, monkeypatch) -> No
     assert len(calls) > 50
     for line, columns, indent in calls:
         _check(line, columns, indent)
+
+
+def test_a_note_after_a_name_takes_a_space_but_not_before_a_wide_bracket() -> None:
+    assert textwidth.aside("(you)") == " (you)"
+    assert textwidth.aside("(봇)") == " (봇)"  # Korean writes ASCII brackets, spaced
+    assert textwidth.aside("（你）") == "（你）"  # a Chinese bracket carries its own space
+    assert textwidth.aside("") == " "
+
+
+@pytest.mark.parametrize(("language", "line"), [
+    ("en", "alice (bot) (you)"), ("zh", "alice（机器人）（你）"), ("ko", "alice (봇) (회원님)"),
+])
+def test_the_ratings_list_marks_the_reader_and_the_bots_as_each_language_spaces_it(language, line) -> None:
+    rows = [{"rank": 1, "rating": 1500, "deviation": 350, "games": 2, "name": "alice", "address": "a@x.org", "bot": True}]
+    body = Templates().render("ratings.txt", language=language, title="Ataxx", me="a@x.org", rows=rows).body
+    assert body.splitlines()[3].rstrip().endswith(line), body
