@@ -146,9 +146,7 @@ def cases() -> Iterator[tuple[str, dict[str, Any]]]:
     ])
     watching = {**ACTIVE[0], "your_side": None}
     yield from each("said.txt", [ACTIVE[0], watching], by=["Ада"], to=["Бо"], lines=[["> привет", ">"]])
-    yield from each("said_sent.txt", ACTIVE[:1], opponent=["Бо"], watchers=[0, 1, 3], relayed=[True], why=[None])
-    yield from each("said_sent.txt", ACTIVE[:1], opponent=["Бо"], watchers=[0, 1, 3], relayed=[False],
-                    why=["off", "bot", "mail"])
+    yield from each("said_sent.txt", ACTIVE[:1], opponent=["Бо"], watchers=[0, 1, 3], why=[None, "off", "bot", "mail"])
     yield from each("said_switch.txt", [None], relay=[True, False])
     yield from each("moved.txt", ACTIVE + OVER[:3], move=["f2"], taken=[0, 1, 3])
     yield from each("moved.txt", [game(score_unit="captures")], move=["f2"], taken=[1, 2])

@@ -131,10 +131,9 @@ def relay(ctx: Context, game: Game, text: str) -> None:
         letter.record = None  # a message sends no record, even in a finished game
     ctx.add(letters)
     watchers = sum(1 for letter in letters if letter.player.id != opponent.id)
-    why = _reached(opponent)
     ctx.reply(
         "said_sent.txt", game=game_view(ctx.session, game, ctx.player), opponent=opponent.name, watchers=watchers, remark=remark.id,
-        relayed=why is None, why=why,
+        why=_reached(opponent),
     )
 
 
