@@ -37,6 +37,7 @@ class Player(SQLModel, table=True):
     bot_level: int | None = None  # a bot of pbem.games.bots (1-3); None: a person
     contact: str | None = Field(default=None, max_length=32)  # the secret of their personal address (trust)
     stopped_at: datetime | None = None  # `stop`: no mail to them at all until their next proven mail
+    resumes: int = 0  # the times a proven mail took their mail back after a stop: the stop MAC covers it
     hard_bounces: int = 0  # our mails to them that bounced for good since they last wrote (pbem.letters.bounces)
     bounced_at: datetime | None = None  # too many hard bounces: no mail to them until any proven mail of theirs
     public: bool = False  # `public yes`: their games may be listed on the web pages (both players must agree)

@@ -134,6 +134,7 @@ class Service:
         lifted = player.stopped_at is not None and evidence.proof is not None and not evidence.stale
         if lifted:  # they wrote again, showing a mail of ours newer than their `stop`
             player.stopped_at = None
+            player.resumes += 1  # the stop addresses of the mails before this stop nothing more
         ctx = Context(
             settings=self.settings,
             session=session,

@@ -109,7 +109,11 @@ def verify_stop(player: Player, mac: str) -> bool:
 
 
 def _stop_mac(player: Player) -> str:
-    return hmac.new(player.secret.encode(), f"pbem:stop:{player.id}".encode(), hashlib.sha256).hexdigest()[:16]
+    """The stop MAC of the player as they are now: from their first resume on it covers how many
+    times they took their mail back, so the stop address of a mail before that stops nothing
+    (a replayed stop); a player who never resumed keeps the one their mails always carried."""
+    said = f"pbem:stop:{player.id}" if not player.resumes else f"pbem:stop:{player.id}:{player.resumes}"
+    return hmac.new(player.secret.encode(), said.encode(), hashlib.sha256).hexdigest()[:16]
 
 
 def verify(player: Player, token: Token, mac: str) -> bool:

@@ -153,6 +153,17 @@ def test_the_list_unsubscribe_address_stops_a_stranger_and_a_forger_cannot(serve
     server.send(reply_to(VICTIM, invitation, "help"))
     assert _player(server, VICTIM).stopped_at is None
     assert "you get my mail again" in " ".join(text(server.last(VICTIM)).split())
+    # and the stop address of the mails before that stops nothing more: a replay of the old stop
+    # mail, or a stranger who kept a copy of the invitation, leaves their mail on
+    assert server.send(compose("eve@example.org", "", to=address)) != "stopped"
+    assert server.send(compose(VICTIM, "", to=address)) != "stopped"
+    assert _player(server, VICTIM).stopped_at is None
+    with Session(server.engine) as session:
+        victim = session.exec(select(Player).where(Player.address == VICTIM)).one()
+        fresh = trust.stop_address(server.service.settings, victim)
+    assert fresh != address
+    assert server.send(compose(VICTIM, "", to=fresh)) == "stopped"  # a new mail's address works
+    assert _player(server, VICTIM).stopped_at is not None
 
 
 def test_stop_by_mail_is_the_last_mail_until_a_reply_to_it(server) -> None:
