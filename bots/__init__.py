@@ -14,6 +14,7 @@ Level 1 plays a random reasonable move (a beginner can win), level 3 the stronge
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -26,8 +27,8 @@ from pbem_engine.go.game import CaptureGo
 from pbem_engine.myriades.game import Myriades
 
 __all__ = [
-    "CPU_SECONDS", "LEVELS", "Budget", "Stats", "accepts_draw", "accepts_takeback", "budget_for", "choose",
-    "deadline", "name",
+    "CPU_SECONDS", "FAMILIES", "LEVELS", "Budget", "Stats", "accepts_draw", "accepts_takeback", "budget_for", "choose",
+    "deadline", "is_name", "name",
 ]
 
 #: the levels a bot plays at
@@ -40,6 +41,9 @@ _NODES = {
     # Myriades and Infinito: how many candidate turns are judged against the best reply
     "myriades": {1: 0, 2: 8, 3: 60},
 }
+
+#: the game families a bot plays (`Rules.family`)
+FAMILIES = tuple(_NODES)
 
 
 #: the most CPU a bot's move may take (the goal is 2 s at the 95th percentile); the caller's clock
@@ -84,3 +88,13 @@ def name(kind: str, level: int) -> str:
     """The bot's player name for a game kind and level: `name("ataxx", 3) == "bot-ataxx-3"`."""
     _check(level)
     return f"bot-{kind}-{level}"
+
+
+#: a bot's player name, as `name` writes it
+_NAME = re.compile(f"bot-({'|'.join(FAMILIES)})-({'|'.join(map(str, LEVELS))})")
+
+
+def is_name(text: str) -> bool:
+    """Whether `text` is a bot's player name (`name`): no person may take one (the service's
+    rule for names), so a mail that shows it shows a bot."""
+    return _NAME.fullmatch(text) is not None

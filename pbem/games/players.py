@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import bindparam
 from sqlmodel import Session, col, select
 
+import pbem_bots
 from pbem.core.config import Settings
 from pbem.core.models import Player
 from pbem.core.rows import attach, read, selecting
@@ -41,23 +42,30 @@ def looks_reserved(name: str, reserved: Collection[str]) -> bool:
     return any("".join(words[i:j]) in spelt for i in range(len(words)) for j in range(i + 1, len(words) + 1))
 
 
+#: the bots' player names (`pbem_bots.name`), which no person's name may look like: a mail
+#: that shows one shows a bot (and Korean mails say so: `pbem.text.i18n`)
+BOT_NAMES = tuple(pbem_bots.name(family, level) for family in pbem_bots.FAMILIES for level in pbem_bots.LEVELS)
+
+
 def name_fault(name: str, reserved: Collection[str]) -> str | None:
     """Why `name` cannot be a player's name ("shape": too long or a sign other than letters,
-    digits, spaces and - . '; "reserved": it reads as ours), or None. The one rule for every
-    source of a name: the `name` command and a From display name alike."""
+    digits, spaces and - . '; "reserved": it reads as ours; "bot": it reads as a bot's), or
+    None. The one rule for every source of a name: the `name` command and a From display name alike."""
     if not name or len(name) > NAME_MAX or not all(c.isalnum() or c in _NAME_SIGNS for c in name):
         return "shape"
-    return "reserved" if looks_reserved(name, reserved) else None
+    if looks_reserved(name, reserved):
+        return "reserved"
+    return "bot" if looks_reserved(name, BOT_NAMES) else None
 
 
 def default_name(address: str, display: str = "", reserved: Collection[str] = ("pbem",)) -> str:
     """A readable name: the display name if the name rule takes it, else the address's local
-    part (or "player" when that reads as one of our names)."""
+    part (or "player" when that reads as one of our names or a bot's)."""
     name = " ".join(display.split())
     if name and name_fault(name, reserved) is None:
         return name
     local = address.split("@", 1)[0].split("+", 1)[0][:NAME_MAX]
-    return local if local and not looks_reserved(local, reserved) else "player"
+    return local if local and not looks_reserved(local, (*reserved, *BOT_NAMES)) else "player"
 
 
 def find(session: Session, address: str) -> Player | None:

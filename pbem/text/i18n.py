@@ -25,6 +25,7 @@ from babel.dates import format_date, format_datetime, format_skeleton
 from babel.numbers import format_decimal, format_percent
 from babel.support import Translations
 
+import pbem_bots
 from pbem_engine.common.phrases import Phrase
 
 DEFAULT = "en"
@@ -65,6 +66,13 @@ def translations(code: str) -> _gettext.NullTranslations:
     return Translations.load(str(LOCALES), [code], DOMAIN)
 
 
+#: where a language honours a person after their name, and what it writes after a bot's
+#: instead: the Korean catalog writes `%(name)s님` ("bob님이 d4 수를 뒀어요"), and a program
+#: is no 님 but a 봇 ("bot-ataxx-2 봇이 d4 수를 뒀어요"); both end in a consonant, so the
+#: particles the catalog wrote after them stay right
+HONORIFICS: dict[str, tuple[str, str]] = {"ko": ("님", " 봇")}
+
+
 def _is_identifier(key: str) -> bool:
     return key in ("id", "game", "challenge", "year") or key.endswith("_id")
 
@@ -76,6 +84,7 @@ class Speaker:
         self.code = known(code)
         self.locale = Locale.parse(self.code)
         self._catalog = translations(self.code)
+        self._honorific = HONORIFICS.get(self.code)
         self._numbers: dict[tuple[type, float], str] = {}  # what Babel wrote, kept: it writes slowly
         self._moments: dict[tuple[datetime, tzinfo | None, tzinfo | None], str] = {}
         self._dates: dict[tuple[type, date, tzinfo | None], str] = {}
@@ -151,6 +160,18 @@ class Speaker:
     def _values(self, params: Mapping[str, Any]) -> dict[str, Any]:
         return {key: self.value(key, value) for key, value in params.items()}
 
+    def _named(self, template: str, params: Mapping[str, Any], field: str = "%({})s") -> str:
+        """`template` with the honorific after a bot's name (`HONORIFICS`) made the word for a
+        bot; `field` is how the template writes a parameter."""
+        if self._honorific is None or self._honorific[0] not in template:
+            return template
+        honorific, plain = self._honorific
+        for key, value in params.items():
+            if type(value) is str and pbem_bots.is_name(value):
+                named = field.format(key)
+                template = template.replace(named + honorific, named + plain)
+        return template
+
     # -- words ---------------------------------------------------------------------------
     def say(self, said: Phrase | str) -> str:
         """A phrase (or a msgid marked with `N_`) in this language."""
@@ -160,7 +181,7 @@ class Speaker:
             template = self._catalog.ngettext(said.text, said.plural, said.count or 0)
         else:
             template = self._catalog.gettext(said.text)
-        return template.format_map(self._values(said.params))
+        return self._named(template, said.params, "{{{}}}").format_map(self._values(said.params))
 
     def side(self, name: str) -> str:
         """A side's name ("black", "x") as this language calls it (`NP_("side", ...)`)."""
@@ -170,18 +191,19 @@ class Speaker:
         """Jinja's new-style gettext: the translation with its `%(name)s` fields filled."""
         if isinstance(message, Phrase):  # `_(game.title)` of a value that is a phrase already
             return self.say(message)
-        return self._catalog.gettext(message) % self._values(variables)
+        return self._named(self._catalog.gettext(message), variables) % self._values(variables)
 
     def ngettext(self, singular: str, plural: str, num: int, **variables: Any) -> str:
         variables.setdefault("num", num)
-        return self._catalog.ngettext(singular, plural, num) % self._values(variables)
+        return self._named(self._catalog.ngettext(singular, plural, num), variables) % self._values(variables)
 
     def pgettext(self, context: str, message: str, **variables: Any) -> str:
-        return self._catalog.pgettext(context, message) % self._values(variables)
+        return self._named(self._catalog.pgettext(context, message), variables) % self._values(variables)
 
     def npgettext(self, context: str, singular: str, plural: str, num: int, **variables: Any) -> str:
         variables.setdefault("num", num)
-        return self._catalog.npgettext(context, singular, plural, num) % self._values(variables)
+        template = self._catalog.npgettext(context, singular, plural, num)
+        return self._named(template, variables) % self._values(variables)
 
 
 @cache

@@ -55,6 +55,21 @@ def test_a_display_name_the_rule_refuses_is_not_taken(display):
     assert players.default_name("alice@example.org", display, RESERVED) == "alice"
 
 
+@pytest.mark.parametrize("name", ["bot-ataxx-2", "Bot Capturego 3", "bоt-myriades-1", "BOT.ATAXX.1", "I am bot-ataxx-3"])
+def test_names_that_read_as_a_bots_are_refused(name):
+    assert players.name_fault(name, RESERVED) == "bot"  # a mail that shows such a name shows a bot
+
+
+@pytest.mark.parametrize("name", ["Bot", "Abbot Costello", "bot-chess-2", "robot-ataxx-2"])
+def test_names_near_a_bots_are_taken(name):
+    assert players.name_fault(name, RESERVED) is None
+
+
+def test_a_local_part_that_reads_as_a_bots_gives_no_bots_name():
+    assert players.default_name("bot-ataxx-2@example.org", "", RESERVED) == "player"
+    assert players.default_name("alice@example.org", "bot-ataxx-2", RESERVED) == "alice"
+
+
 def test_a_local_part_that_reads_as_ours_gives_no_name_like_ours():
     assert players.default_name("pbem@evil.example", "", RESERVED) == "player"
     assert players.default_name("alice@example.org", "Alice Smith", RESERVED) == "Alice Smith"

@@ -46,6 +46,12 @@ class Name(Command):
                 phrase("Write e.g. {example}.", example="name Alice Smith"),
                 code="name.reserved",
             )
+        if fault == "bot":
+            raise CommandError(
+                phrase('"{name}" reads like the name of one of my bots: please choose another.', name=new[:60]),
+                phrase("Write e.g. {example}.", example="name Alice Smith"),
+                code="name.bot",
+            )
         old, ctx.player.name = ctx.player.name, new
         ctx.session.add(ctx.player)
         ctx.reply("named.txt", old=old, new=new)
