@@ -140,6 +140,26 @@ def test_the_language_of_a_held_first_mail_is_stored_when_it_is_confirmed(server
     assert server.last(ALICE)["Content-Language"] == code
 
 
+@pytest.mark.parametrize(("line", "code"), [("language ko", "ko"), ("language italiano", "it"), ("lang 中文", "zh")])
+def test_a_held_first_mail_that_asks_for_a_language_is_answered_in_it(server, line: str, code: str) -> None:
+    server.send(compose(ALICE, f"{line}\nchallenge ataxx {BOB}"))
+    held = server.last(ALICE)
+    assert held["Content-Language"] == code  # the notice that asks for the confirmation
+    assert speaker(code).gettext("Did you write to me? Reply to confirm") in str(held["Subject"])
+    with Session(server.engine) as session:  # nothing is stored before the confirmation
+        assert session.exec(select(Player).where(Player.address == ALICE)).one().language == "en"
+    server.confirm(ALICE)
+    with Session(server.engine) as session:
+        assert session.exec(select(Player).where(Player.address == ALICE)).one().language == code
+    assert server.last(ALICE)["Content-Language"] == code
+
+
+def test_an_unproven_language_line_from_a_known_player_changes_no_notice(server) -> None:
+    server.say(ALICE, "help")  # Alice reads English, and has written before
+    server.send(compose(ALICE, "language ko"))  # anyone can put her address in From
+    assert server.last(ALICE)["Content-Language"] == "en"
+
+
 def test_a_forged_first_mail_chooses_no_language_for_a_stranger(server) -> None:
     forged = compose(BOB, "Привет! Хочу сыграть партию, подскажите, как начать? вызов ataxx", Return_Path=f"<{ALICE}>")
     server.send(forged)

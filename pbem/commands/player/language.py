@@ -148,13 +148,29 @@ def detect(ctx: Context, reading: Reading) -> str | None:
     return detection.detect(ctx.envelope.text, header, among)
 
 
+def asked(ctx: Context, reading: Reading) -> str | None:
+    """The language an unproven first mail asks for in a `language` line of its own, which waits
+    for the confirmation with the rest: the notice that asks for it is written in that language
+    (a mail that says "language ko" is best answered in Korean, not in the default)."""
+    lines = [line for line in reading.lines if line.command is not None and line.command.name == "language"]
+    if not lines or ctx.evidence.proof is not None or len(lines[0].words) < 2 or not _first_mail(ctx):
+        return None
+    args = lines[0].words[1:]
+    return language_code(" ".join(args)) or language_code(args[0])
+
+
 def settle(ctx: Context, reading: Reading) -> None:
     """Answer a new player's first mail in the language it is written in, and tell them (in
     that language) which one I chose and how to change it. The language is stored as theirs
     only from a mail with proof of receipt: a forger who writes in Russian From a stranger's
     address must not choose the stranger's language. An unproven first mail is answered in
     its language, and its held commands keep it (`pbem.commands.player.held`): confirming them
-    stores it. A known player's language changes only by `language`."""
+    stores it; one that asks for a language in a line of its own is answered in that one
+    (`asked`). A known player's language changes only by `language`."""
+    wanted = asked(ctx, reading)
+    if wanted is not None:
+        ctx.language = wanted  # this answer only: confirming the mail runs its `language` line
+        return
     code = detect(ctx, reading)
     if code is None or code == DEFAULT or code not in LANGUAGES:
         return
