@@ -155,9 +155,27 @@ def test_a_held_first_mail_that_asks_for_a_language_is_answered_in_it(server, li
 
 
 def test_an_unproven_language_line_from_a_known_player_changes_no_notice(server) -> None:
-    server.say(ALICE, "help")  # Alice reads English, and has written before
+    server.say(ALICE, "help")
+    server.say(ALICE, "help")  # Alice reads English, and proved her address
     server.send(compose(ALICE, "language ko"))  # anyone can put her address in From
     assert server.last(ALICE)["Content-Language"] == "en"
+
+
+def test_a_newcomer_is_answered_in_their_own_words_until_their_first_proven_mail_stores_it(server) -> None:
+    server.send(compose(ALICE, "你好，我想下棋，怎么开始？"))  # no command: nothing to hold, nothing stored
+    assert server.last(ALICE)["Content-Language"] == "zh"
+    server.send(reply_to(ALICE, server.last(ALICE), f"挑战 ataxx {BOB}"))  # her reply proves her address
+    assert server.last(ALICE)["Content-Language"] == "zh"
+    with Session(server.engine) as session:
+        assert session.exec(select(Player).where(Player.address == ALICE)).one().language == "zh"
+
+
+def test_a_newcomers_proven_reply_in_english_words_keeps_english(server) -> None:
+    server.send(compose(ALICE, "你好，我想下棋，怎么开始？"))
+    server.send(reply_to(ALICE, server.last(ALICE), "help"))
+    assert server.last(ALICE)["Content-Language"] == "en"
+    with Session(server.engine) as session:
+        assert session.exec(select(Player).where(Player.address == ALICE)).one().language == "en"
 
 
 def test_a_forged_first_mail_chooses_no_language_for_a_stranger(server) -> None:
@@ -174,6 +192,7 @@ def test_a_forged_first_mail_chooses_no_language_for_a_stranger(server) -> None:
 
 def test_detection_never_changes_a_known_players_language(server) -> None:
     server.say(ALICE, "help")
+    server.say(ALICE, "help")  # a reply to my mail: her address is proven, in English
     server.say(ALICE, "сдаюсь")
     server.send(compose(ALICE, "帮助"))
     with Session(server.engine) as session:

@@ -6,13 +6,11 @@ from datetime import UTC
 from functools import cache
 
 from babel import Locale
-from sqlmodel import select
 
 from pbem.commands.lines import words
 from pbem.commands.lines.base import Call, Command, Context, register
 from pbem.commands.lines.reader import Reading
 from pbem.core.errors import CommandError
-from pbem.core.models import InboundMessage
 from pbem.mail.message import language as detection
 from pbem.text.i18n import DEFAULT, LANGUAGES, N_
 from pbem_engine.common.phrases import phrase
@@ -117,9 +115,11 @@ def _from_words(reading: Reading) -> tuple[str | None, set[str] | None]:
     return None, possible
 
 
-def _first_mail(ctx: Context) -> bool:
-    """Whether this is the first mail the player has sent us (they may have been registered
-    by another player's challenge, and have only received our mails so far)."""
+def _unsettled(ctx: Context) -> bool:
+    """Whether the player has no language of their own yet: none chosen or stored, and no mail
+    of theirs proved their address before this one. Until then each of their mails is answered
+    in the language of its own words (a newcomer who wrote in Chinese and then replies in
+    Chinese is not answered in English), and the first proven one stores it."""
     player = ctx.player
     if player.language != DEFAULT:
         return False  # a choice of theirs (or a language found before)
@@ -128,15 +128,13 @@ def _first_mail(ctx: Context) -> bool:
         proven = proven if proven.tzinfo is not None else proven.replace(tzinfo=UTC)
         if proven < ctx.inbound.received_at:
             return False  # an earlier mail of theirs proved their address: no query for a player at play
-    earlier = ctx.session.exec(
-        select(InboundMessage.id).where(InboundMessage.sender == player.address).limit(1)
-    ).first()
-    return earlier is None
+    return True
 
 
 def detect(ctx: Context, reading: Reading) -> str | None:
-    """A new player's language, from their first mail; None keeps the default (English)."""
-    if not _first_mail(ctx):
+    """A new player's language, from their mails until one proves their address (`_unsettled`);
+    None keeps the default (English)."""
+    if not _unsettled(ctx):
         return None
     if any(line.command is not None and line.command.name == "language" for line in reading.lines):
         return None  # they say which they want
@@ -149,19 +147,19 @@ def detect(ctx: Context, reading: Reading) -> str | None:
 
 
 def asked(ctx: Context, reading: Reading) -> str | None:
-    """The language an unproven first mail asks for in a `language` line of its own, which waits
+    """The language a new player's unproven mail asks for in a `language` line of its own, which waits
     for the confirmation with the rest: the notice that asks for it is written in that language
     (a mail that says "language ko" is best answered in Korean, not in the default)."""
     lines = [line for line in reading.lines if line.command is not None and line.command.name == "language"]
-    if not lines or ctx.evidence.proof is not None or len(lines[0].words) < 2 or not _first_mail(ctx):
+    if not lines or ctx.evidence.proof is not None or len(lines[0].words) < 2 or not _unsettled(ctx):
         return None
     args = lines[0].words[1:]
     return language_code(" ".join(args)) or language_code(args[0])
 
 
 def settle(ctx: Context, reading: Reading) -> None:
-    """Answer a new player's first mail in the language it is written in, and tell them (in
-    that language) which one I chose and how to change it. The language is stored as theirs
+    """Answer a new player's mails in the language they are written in, until one proves their
+    address (`_unsettled`), and tell them (in that language) which one I chose and how to change it. The language is stored as theirs
     only from a mail with proof of receipt: a forger who writes in Russian From a stranger's
     address must not choose the stranger's language. An unproven first mail is answered in
     its language, and its held commands keep it (`pbem.commands.player.held`): confirming them
