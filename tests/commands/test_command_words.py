@@ -279,3 +279,15 @@ def test_accept_alone_in_any_language_answers_the_challenge_its_mail_showed(serv
     with Session(server.engine) as session:
         assert session.get(Challenge, 1).status == "accepted" and session.get(Challenge, 2).status == "open"
         assert [g.kind for g in session.exec(select(Game))] == ["ataxx"]
+
+
+@pytest.mark.parametrize("line", ["挑战 ataxx 机器人", "도전 ataxx 봇", "вызов ataxx бот", "виклик ataxx бот",
+                                  "sfida ataxx computer", "challenge ataxx BOT"])
+def test_a_challenge_names_the_bot_in_the_players_words(server, line: str) -> None:
+    server.say(ALICE, line)
+    server.confirm(ALICE)  # a first mail is held until she confirms it
+    with Session(server.engine) as session:
+        game = session.exec(select(Game)).one()
+        sides = [session.get(Player, game.player0_id), session.get(Player, game.player1_id)]
+        (bot,) = [player for player in sides if player is not None and player.address != ALICE]
+        assert bot.bot_level is not None and bot.name.startswith("bot-ataxx-")

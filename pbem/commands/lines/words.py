@@ -301,6 +301,17 @@ GAMES: dict[str, dict[str, tuple[str, ...]]] = {
 }
 
 
+#: language code -> the words its players write for the server's bot, as the opponent of a
+#: challenge (`challenge ataxx bot`: "bot" itself works in every language)
+BOT: dict[str, tuple[str, ...]] = {
+    "it": ("computer",),
+    "ru": ("бот", "компьютер"),
+    "uk": ("бот", "компʼютер", "комп'ютер"),
+    "ko": ("봇", "컴퓨터"),
+    "zh": ("机器人", "機器人", "电脑", "電腦"),
+}
+
+
 def fold(word: str) -> str:
     """A word as it is compared: lower case, without accents (NFKD, combining marks dropped,
     then composed again, so Hangul stays whole), ё as е, full-width forms as ASCII."""
@@ -343,3 +354,11 @@ def game(name: str) -> str:
     """The engine's name of a game a player named in their language (`инфекция` ->
     `infection`); any other name as it is, for the engine to look up."""
     return _GAME_NAMES.get(_game_key(name), name)
+
+
+_BOT_WORDS = {fold("bot"), *(fold(word) for words in BOT.values() for word in words)}
+
+
+def is_bot(word: str) -> bool:
+    """Whether a challenge's opponent names the server's bot (`bot`, `бот`, `봇`, `机器人`...)."""
+    return fold(word) in _BOT_WORDS

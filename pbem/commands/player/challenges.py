@@ -10,6 +10,7 @@ import pbem_engine
 from pbem.commands.lines.args import require_id
 from pbem.commands.lines.base import Call, Command, Context, register
 from pbem.commands.lines.words import game as game_name
+from pbem.commands.lines.words import is_bot as names_bot
 from pbem.commands.player.time import time_control
 from pbem.core.errors import CommandError
 from pbem.core.models import Challenge, Player
@@ -128,7 +129,7 @@ class ChallengeCommand(Command):
             raise CommandError(
                 phrase("Please name the game."), phrase("Write e.g. {example}.", example="challenge ataxx bob@example.org")
             )
-        if len(plain) == 2 and plain[1].lower() == "bot":
+        if len(plain) == 2 and names_bot(plain[1]):
             _challenge_bot(ctx, plain, options)
             return
         addresses = [w.strip("<>,;").lower() for w in plain[1:]]
