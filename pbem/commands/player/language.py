@@ -159,12 +159,13 @@ def asked(ctx: Context, reading: Reading) -> str | None:
 
 def settle(ctx: Context, reading: Reading) -> None:
     """Answer a new player's mails in the language they are written in, until one proves their
-    address (`_unsettled`), and tell them (in that language) which one I chose and how to change it. The language is stored as theirs
-    only from a mail with proof of receipt: a forger who writes in Russian From a stranger's
-    address must not choose the stranger's language. An unproven first mail is answered in
-    its language, and its held commands keep it (`pbem.commands.player.held`): confirming them
-    stores it; one that asks for a language in a line of its own is answered in that one
-    (`asked`). A known player's language changes only by `language`."""
+    address (`_unsettled`), and tell them (in that language) which one I chose and how to
+    change it. The language is stored as theirs only from a mail with proof of receipt: a
+    forger who writes in Russian From a stranger's address must not choose the stranger's
+    language. An unproven first mail is answered in its language, and its held commands keep
+    it (`pbem.commands.player.held`): confirming them stores it; one that asks for a language
+    in a line of its own is answered in that one (`asked`). A known player's language changes
+    only by `language`."""
     wanted = asked(ctx, reading)
     if wanted is not None:
         ctx.language = wanted  # this answer only: confirming the mail runs its `language` line
