@@ -43,7 +43,7 @@ def test_settle_collects_the_garbage_then_freezes_what_lives() -> None:
     assert _tracked(alive)
 
 
-def test_a_daemon_that_stops_leaves_nothing_frozen(server) -> None:  # noqa: ANN001
+def test_a_daemon_that_stops_leaves_nothing_frozen(server) -> None:
     daemon = Daemon(replace(server.service.settings, imap=object(), smtp=None), server.engine, source=_Mailbox())
     try:
         settle()
