@@ -14,7 +14,6 @@ Level 1 plays a random reasonable move (a beginner can win), level 3 the stronge
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -28,7 +27,7 @@ from pbem_engine.myriades.game import Myriades
 
 __all__ = [
     "CPU_SECONDS", "FAMILIES", "LEVELS", "Budget", "Stats", "accepts_draw", "accepts_takeback", "budget_for", "choose",
-    "deadline", "is_name", "name",
+    "NAMES", "deadline", "is_name", "name",
 ]
 
 #: the levels a bot plays at
@@ -90,11 +89,11 @@ def name(kind: str, level: int) -> str:
     return f"bot-{kind}-{level}"
 
 
-#: a bot's player name, as `name` writes it
-_NAME = re.compile(f"bot-({'|'.join(FAMILIES)})-({'|'.join(map(str, LEVELS))})")
+#: every bot's player name (`name`)
+NAMES = tuple(name(family, level) for family in FAMILIES for level in LEVELS)
 
 
 def is_name(text: str) -> bool:
     """Whether `text` is a bot's player name (`name`): no person may take one (the service's
     rule for names), so a mail that shows it shows a bot."""
-    return _NAME.fullmatch(text) is not None
+    return text in NAMES

@@ -42,11 +42,6 @@ def looks_reserved(name: str, reserved: Collection[str]) -> bool:
     return any("".join(words[i:j]) in spelt for i in range(len(words)) for j in range(i + 1, len(words) + 1))
 
 
-#: the bots' player names (`pbem_bots.name`), which no person's name may look like: a mail
-#: that shows one shows a bot (and Korean mails say so: `pbem.text.i18n`)
-BOT_NAMES = tuple(pbem_bots.name(family, level) for family in pbem_bots.FAMILIES for level in pbem_bots.LEVELS)
-
-
 def name_fault(name: str, reserved: Collection[str]) -> str | None:
     """Why `name` cannot be a player's name ("shape": too long or a sign other than letters,
     digits, spaces and - . '; "reserved": it reads as ours; "bot": it reads as a bot's), or
@@ -55,7 +50,7 @@ def name_fault(name: str, reserved: Collection[str]) -> str | None:
         return "shape"
     if looks_reserved(name, reserved):
         return "reserved"
-    return "bot" if looks_reserved(name, BOT_NAMES) else None
+    return "bot" if looks_reserved(name, pbem_bots.NAMES) else None  # a mail that shows one shows a bot
 
 
 def default_name(address: str, display: str = "", reserved: Collection[str] = ("pbem",)) -> str:
@@ -65,7 +60,7 @@ def default_name(address: str, display: str = "", reserved: Collection[str] = ("
     if name and name_fault(name, reserved) is None:
         return name
     local = address.split("@", 1)[0].split("+", 1)[0][:NAME_MAX]
-    return local if local and not looks_reserved(local, (*reserved, *BOT_NAMES)) else "player"
+    return local if local and not looks_reserved(local, (*reserved, *pbem_bots.NAMES)) else "player"
 
 
 def find(session: Session, address: str) -> Player | None:
