@@ -54,9 +54,11 @@ def machine() -> str:
     return f"{os.cpu_count()} CPUs, {model}, Python {platform.python_version()}"
 
 
-def prepare_games(db: Engine, rig: MailRig, games: int, plies: int, people: int = 20, seed: int = 1
-                  ) -> list[PreparedGame]:
-    """`games` Ataxx games between `people` players, each with `plies` scripted moves."""
+def prepare_games(db: Engine, rig: MailRig, games: int, plies: int, people: int = 20, seed: int = 1,
+                  mails: str = "html") -> list[PreparedGame]:
+    """`games` Ataxx games between `people` players, each with `plies` scripted moves; the
+    players take their mails in the `mails` format ("html": text and HTML parts, as a new
+    player does; "text": the text part alone, as `format text` asks)."""
     rng = random.Random(seed)
     rules = pbem_engine.create(KIND, {})
     users = [u for u in rig.users if u != "game"]
@@ -64,6 +66,8 @@ def prepare_games(db: Engine, rig: MailRig, games: int, plies: int, people: int 
     prepared = []
     with transaction(db) as session:
         registered = [players.get_or_register(session, a, now()) for a in addresses]
+        for player in registered:
+            player.format = mails
         for i in range(games):
             first = registered[i % people]
             second = registered[(i + 1 + i // people) % people]

@@ -66,24 +66,33 @@ async def _smtp_floor(rig: MailRig, mails: list[tuple[str, bytes]], sender: str)
     return per_mail, time.perf_counter() - started, time.thread_time() - cpu
 
 
-def run(games: int, moves: int, database: str, profile_moves: int = 0, profile_out: str | None = None) -> dict[str, float]:
+def run(games: int, moves: int, database: str, profile_moves: int = 0, profile_out: str | None = None,
+        mails: str = "html") -> dict[str, float]:
+    """One run on `database`, its players taking `mails` ("html" or "text", `prepare_games`)."""
     rig = MailRig().start()
     try:
         with tempfile.TemporaryDirectory(prefix="pbem-bench-") as tmp, throwaway(database, Path(tmp)) as url:
-            figures = _run(rig, Path(tmp), url, games, moves)
+            figures = _run(rig, Path(tmp), url, games, moves, mails)
         if profile_moves:
             with tempfile.TemporaryDirectory(prefix="pbem-bench-") as tmp, throwaway(database, Path(tmp)) as url:
                 figures.update(_profiled(rig, Path(tmp), url, min(games, profile_moves), profile_moves,
-                                         f"{profile_out}.{database}" if profile_out else None))
+                                         f"{profile_out}.{label(database, mails)}" if profile_out else None,
+                                         mails))
         return figures
     finally:
         rig.stop()
 
 
-def _backlog(rig: MailRig, db, games: int, moves: int) -> None:  # noqa: ANN001
+def label(database: str, mails: str) -> str:
+    """The name of a run in the summary: the database, and "-text" when the players take text
+    mails only (the goals and the check are for the usual mails, with their HTML part)."""
+    return database if mails == "html" else f"{database}-{mails}"
+
+
+def _backlog(rig: MailRig, db, games: int, moves: int, mails: str = "html") -> None:  # noqa: ANN001
     """Games in progress and `moves` move mails waiting in the game's INBOX."""
     plies = -(-moves // games)
-    prepared = C.prepare_games(db, rig, games, plies)
+    prepared = C.prepare_games(db, rig, games, plies, mails=mails)
     started = time.perf_counter()
     lmtp = C.Lmtp(rig)
     count = 0
@@ -98,10 +107,10 @@ def _backlog(rig: MailRig, db, games: int, moves: int) -> None:  # noqa: ANN001
     print(f"prepared {games} games and delivered {moves} move mails in {time.perf_counter() - started:.1f} s")
 
 
-def _run(rig: MailRig, tmp: Path, url: str, games: int, moves: int) -> dict[str, float]:
+def _run(rig: MailRig, tmp: Path, url: str, games: int, moves: int, mails: str = "html") -> dict[str, float]:
     db = make_engine(url)
     migrate(db)
-    _backlog(rig, db, games, moves)
+    _backlog(rig, db, games, moves, mails)
     daemon = DaemonProcess(rig, tmp / "daemon", url)
     front_end = C.FrontEndCpu()
     daemon.start()
@@ -166,7 +175,8 @@ def _run(rig: MailRig, tmp: Path, url: str, games: int, moves: int) -> dict[str,
     return figures
 
 
-def _profiled(rig: MailRig, tmp: Path, url: str, games: int, moves: int, out: str | None = None) -> dict[str, float]:
+def _profiled(rig: MailRig, tmp: Path, url: str, games: int, moves: int, out: str | None = None,
+              mails: str = "html") -> dict[str, float]:
     """The daemon in this process under `cpu_profile`, on a backlog of its own: CPU by component
     (and the whole profile written to `out`, for `python -m pstats`)."""
     from benchmarks import cpu_profile
@@ -175,7 +185,7 @@ def _profiled(rig: MailRig, tmp: Path, url: str, games: int, moves: int, out: st
 
     db = make_engine(url)
     migrate(db)
-    _backlog(rig, db, games, moves)
+    _backlog(rig, db, games, moves, mails)
     config = DaemonProcess(rig, tmp / "profiled", url)  # only its configuration file is used
     os.environ.update(config.env)
     daemon = Daemon(load(config.config))
@@ -250,12 +260,13 @@ def median(runs: list[dict[str, float]]) -> dict[str, float]:
 def spread(runs: dict[str, list[dict[str, float]]], results: dict[str, dict[str, float]]) -> None:
     """Each run's ratios and CPU per move, and their medians (what the summary shows)."""
     print("runs, in the order they ran (the summary below takes the medians):")
+    width = max(11, *(len(database) for database in runs))
     for database, done in runs.items():
         for label, key in (("daemon / mail servers", "cpu_ratio_to_mail_servers"),
                            ("daemon CPU per move, ms", "cpu_ms_per_move"),
                            ("mail servers' CPU per move, ms", "mail_cpu_ms_per_move")):
             values = ", ".join(f"{figures[key]:.2f}" for figures in done)
-            print(f"  {database:<11} {label:<31} {values}; median {results[database][key]:.2f}")
+            print(f"  {database:<{width}} {label:<31} {values}; median {results[database][key]:.2f}")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -273,16 +284,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=1, metavar="N",
                         help="run every database N times, alternately (the profile only in the first round); "
                              "the summary and the check take each figure's median")
+    parser.add_argument("--mails", choices=["html", "text", "both"], default="html",
+                        help="the players' mail format: html (the default, as a new player's), text "
+                             "(`format text`: no HTML part), or both, alternately: what the HTML part costs")
     args = parser.parse_args(argv)
     databases = ["sqlite", "postgresql"] if args.database == "both" else [args.database]
+    formats = ["html", "text"] if args.mails == "both" else [args.mails]
     runs: dict[str, list[dict[str, float]]] = {}
     with contextlib.suppress(KeyboardInterrupt):
         for round_ in range(max(args.repeat, 1)):
             for database in databases:
-                profile = args.profile_moves if round_ == 0 else 0
-                figures = run(args.games, args.moves, database, profile, args.profile_out)
-                runs.setdefault(database, []).append(figures)
-                report(figures, args.games, database)
+                for mails in formats:
+                    profile = args.profile_moves if round_ == 0 else 0
+                    figures = run(args.games, args.moves, database, profile, args.profile_out, mails)
+                    runs.setdefault(label(database, mails), []).append(figures)
+                    report(figures, args.games, label(database, mails))
     if not runs:
         return
     results = {database: median(done) for database, done in runs.items()}

@@ -15,3 +15,4 @@ def test_each_figure_is_its_median_and_the_profile_comes_from_the_run_that_has_i
     merged = median(runs)
     assert merged["cpu_ratio_to_mail_servers"] == 0.70 and merged["cpu_ms_per_move"] == 8.0
     assert merged["share_templates"] == 0.3 and merged["top_templates"] == [(0.2, "x")]
+
