@@ -291,3 +291,43 @@ def test_a_challenge_names_the_bot_in_the_players_words(server, line: str) -> No
         sides = [session.get(Player, game.player0_id), session.get(Player, game.player1_id)]
         (bot,) = [player for player in sides if player is not None and player.address != ALICE]
         assert bot.bot_level is not None and bot.name.startswith("bot-ataxx-")
+
+
+@pytest.mark.parametrize(("line", "level", "first", "days"), [
+    ("sfida ataxx computer livello=1 colore=first giorni=3", 1, True, 3),
+    ("вызов атакс бот уровень=3 цвет=second дни=4", 3, False, 4),
+    ("виклик ataxx бот рівень=1 колір=first днів=5", 1, True, 5),
+    ("도전 아택스 봇 레벨=3 색=second 일수=6", 3, False, 6),
+    ("挑战 同化棋 机器人 级别=1 颜色=first 天数=2", 1, True, 2),
+    ("challenge ataxx bot Level=3 COLOR=second Days=9", 3, False, 9),
+])
+def test_a_challenge_reads_its_options_in_the_players_words(server, line: str, level: int, first: bool,
+                                                            days: int) -> None:
+    server.say(ALICE, line)
+    server.confirm(ALICE)
+    with Session(server.engine) as session:
+        game = session.exec(select(Game)).one()
+        alice = session.exec(select(Player).where(Player.address == ALICE)).one()
+        bot = session.get(Player, game.player1_id if game.player0_id == alice.id else game.player0_id)
+        assert bot.bot_level == level
+        assert (game.player0_id == alice.id) is first  # the first side moves first
+        assert session.exec(select(Challenge)).one().days == days
+
+
+def test_an_option_named_in_no_language_is_refused_by_its_name(server) -> None:
+    server.say(ALICE, "sfida ataxx computer livelo=1")  # refused at once: nothing is held to confirm
+    with Session(server.engine) as session:
+        assert session.exec(select(Game)).first() is None
+    said = text(server.last(ALICE))
+    assert "'livelo'" in said and "blocks" in said  # the word as she wrote it, and the options there are
+
+
+def test_every_option_word_names_one_option_and_no_english_name_of_another() -> None:
+    seen: dict[str, str] = {}
+    for name, languages in words.OPTIONS.items():
+        for spoken in languages.values():
+            for word in spoken:
+                key = words.fold(word)
+                assert seen.setdefault(key, name) == name, f"{word!r} names {seen[key]!r} and {name!r}"
+                assert key not in words.OPTIONS or key == name, f"{word!r} is the English name of another option"
+                assert words.option(_mixed(word)) == name

@@ -312,6 +312,83 @@ BOT: dict[str, tuple[str, ...]] = {
 }
 
 
+#: option name (as `challenge` reads it, the engine's own or the service's) -> language code ->
+#: the names its players write (`sfida ataxx bot livello=1`): the English name works in every
+#: language, and the values stay as the mails show them (numbers, `colour=` a side's name)
+OPTIONS: dict[str, dict[str, tuple[str, ...]]] = {
+    "level": {
+        "it": ("livello",),
+        "ru": ("уровень",),
+        "uk": ("рівень",),
+        "ko": ("레벨", "수준", "단계"),
+        "zh": ("级别", "級別", "等级", "等級", "难度", "難度"),
+    },
+    "colour": {
+        "it": ("colore",),
+        "ru": ("цвет",),
+        "uk": ("колір",),
+        "ko": ("색", "색깔"),
+        "zh": ("颜色", "顏色"),
+    },
+    "days": {
+        "it": ("giorni",),
+        "ru": ("дни", "дней"),
+        "uk": ("дні", "днів"),
+        "ko": ("일수", "기한"),
+        "zh": ("天数", "天數"),
+    },
+    "clock": {
+        "it": ("orologio",),
+        "ru": ("часы",),
+        "uk": ("годинник",),
+        "ko": ("시계",),
+        "zh": ("棋钟", "棋鐘", "时钟", "時鐘"),
+    },
+    "variant": {
+        "it": ("variante",),
+        "ru": ("вариант",),
+        "uk": ("варіант",),
+        "ko": ("변형",),
+        "zh": ("变体", "變體"),
+    },
+    "size": {
+        "it": ("dimensione", "misura"),
+        "ru": ("размер",),
+        "uk": ("розмір",),
+        "ko": ("크기",),
+        "zh": ("大小", "尺寸"),
+    },
+    "target": {
+        "it": ("obiettivo",),
+        "ru": ("цель",),
+        "uk": ("ціль", "мета"),
+        "ko": ("목표",),
+        "zh": ("目标", "目標"),
+    },
+    "blocks": {
+        "it": ("blocchi",),
+        "ru": ("блоки",),
+        "uk": ("блоки",),
+        "ko": ("장애물", "블록"),
+        "zh": ("障碍", "障礙"),
+    },
+    "weekends": {
+        "it": ("weekend", "finesettimana"),
+        "ru": ("выходные",),
+        "uk": ("вихідні",),
+        "ko": ("주말",),
+        "zh": ("周末", "週末"),
+    },
+    "takebacks": {
+        "it": ("ripensamenti",),
+        "ru": ("отмены", "возвраты"),
+        "uk": ("скасування", "повернення"),
+        "ko": ("무르기",),
+        "zh": ("悔棋",),
+    },
+}
+
+
 def fold(word: str) -> str:
     """A word as it is compared: lower case, without accents (NFKD, combining marks dropped,
     then composed again, so Hangul stays whole), ё as е, full-width forms as ASCII."""
@@ -362,3 +439,14 @@ _BOT_WORDS = {fold("bot"), *(fold(word) for words in BOT.values() for word in wo
 def is_bot(word: str) -> bool:
     """Whether a challenge's opponent names the server's bot (`bot`, `бот`, `봇`, `机器人`...)."""
     return fold(word) in _BOT_WORDS
+
+
+_OPTION_NAMES = {fold(word): option for option, languages in OPTIONS.items()
+                 for words in languages.values() for word in words}
+
+
+def option(name: str) -> str:
+    """The option a player named in their language (`livello` -> `level`, `цвет` -> `colour`);
+    any other name as it is (folded), for the challenge and the engine to look up."""
+    key = fold(name.strip())
+    return _OPTION_NAMES.get(key, "colour" if key == "color" else key)

@@ -11,6 +11,7 @@ from pbem.commands.lines.args import require_id
 from pbem.commands.lines.base import Call, Command, Context, register
 from pbem.commands.lines.words import game as game_name
 from pbem.commands.lines.words import is_bot as names_bot
+from pbem.commands.lines.words import option as option_name
 from pbem.commands.player.time import time_control
 from pbem.core.errors import CommandError
 from pbem.core.models import Challenge, Player
@@ -32,8 +33,7 @@ def _split_options(words: list[str]) -> tuple[list[str], dict[str, str]]:
     for word in words:
         if "=" in word:
             key, _, value = word.partition("=")
-            key = key.strip().lower()
-            options["colour" if key == "color" else key] = value.strip()
+            options[option_name(key)] = value.strip()
         else:
             plain.append(word)
     return plain, options
