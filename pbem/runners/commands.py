@@ -13,6 +13,7 @@ is listed with the lines that were not commands instead of drawing an error.
 from __future__ import annotations
 
 import logging
+import re
 
 from pbem.commands.lines import base
 from pbem.commands.lines.args import split_game
@@ -98,17 +99,48 @@ MAX_SUGGESTIONS = 3
 
 def _mistyped(ctx: Context, ignored: list[str]) -> list[str]:
     """The lines left alone, but a short line that starts with a mistyped command (`chalenge
-    ataxx bob@example.org`, `hlep`) is answered with the command it most likely meant."""
+    ataxx bob@example.org`, `hlep`) is answered with the command it most likely meant, in the
+    words the player wrote (`вызв` -> `вызов`), and a line of prose with a command after the
+    end of a sentence ("Hello. challenge ataxx bob@example.org") with that command, to be written
+    on a line of its own: a newcomer's first mail is often such a line."""
     kept = []
     for text in ignored:
         words = text.split()
-        meant = base.nearest(words[0]) if len(words) <= 6 else None
+        spelling = base.nearest_word(words[0]) if len(words) <= 6 else None
+        meant = base.find(spelling) if spelling is not None else None
         fits = meant is not None and (meant.max_args is None or len(words) - 1 <= meant.max_args)
-        if fits and sum(letter.template == "mistyped.txt" for letter in ctx.letters) < MAX_SUGGESTIONS:
-            ctx.reply("mistyped.txt", line=text, word=words[0], command=meant.name, syntax=meant.syntax)
+        room = sum(letter.template in ("mistyped.txt", "buried.txt") for letter in ctx.letters) < MAX_SUGGESTIONS
+        if fits and room:
+            assert meant is not None
+            ctx.reply("mistyped.txt", line=text, word=words[0], command=spelling, syntax=meant.syntax)
+            continue
+        inside = buried(text)
+        if inside is not None and room:
+            ctx.reply("buried.txt", line=text, command=inside)
             continue
         kept.append(text)
     return kept
+
+
+#: where a sentence ends inside a line: a command may start after it
+_SENTENCE_END = re.compile(r"[.!?:;\u3002\uff01\uff1f\uff1a\uff1b]\s*")
+MAX_BURIED_WORDS = 6
+
+
+def buried(text: str) -> str | None:
+    """The command that follows the end of a sentence in a line of prose, with its words, when
+    it is the whole rest of the line and takes that many words ("Hi! I want to play. challenge
+    ataxx bob@example.org" -> "challenge ataxx bob@example.org"), else None. A command word
+    alone there is not taken ("Can you help? Thanks"): prose says such words too."""
+    for end in _SENTENCE_END.finditer(text):
+        rest = text[end.end():].strip().rstrip(".!。！")
+        words = rest.split()
+        if not 2 <= len(words) <= MAX_BURIED_WORDS:
+            continue
+        command = base.find(words[0])
+        if command is not None and (command.max_args is None or len(words) - 1 <= command.max_args):
+            return rest
+    return None
 
 
 def _check_unproven(ctx: Context, lines: list[Line], ignored: list[str]) -> tuple[list[Line], list[Game]]:

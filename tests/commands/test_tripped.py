@@ -137,6 +137,47 @@ def test_a_mistyped_command_gets_a_did_you_mean(server) -> None:
     assert "found no command" in flat(server.last(CAROL)) and "Did you mean" not in flat(server.last(CAROL))
 
 
+def test_a_mistyped_command_word_gets_the_word_of_the_players_language(server) -> None:
+    server.send(compose(ALICE, "Здравствуйте!\nвызв атакс bob@example.org"))
+    answer = flat(server.last(ALICE))
+    assert 'Я не знаю команды "вызв"' in answer and "вы имели в виду вызов?" in answer
+    assert 'напишите "help вызов"' in answer
+
+
+# 10b. a command inside a line of prose, after the end of a sentence: written back, done nowhere
+
+
+@pytest.mark.parametrize(("line", "command"), [
+    ("Hi! A friend told me about this. challenge ataxx bob@example.org", "challenge ataxx bob@example.org"),
+    ("Здравствуйте! Хочу сыграть с подругой. вызов атакс bob@example.org", "вызов атакс bob@example.org"),
+    ("你好！我想和朋友下棋。挑战 ataxx bob@example.org", "挑战 ataxx bob@example.org"),
+    ("Ciao, ecco la mia risposta: accetto 1.", "accetto 1"),
+])
+def test_a_command_after_a_sentence_is_shown_back_and_not_done(server, line: str, command: str) -> None:
+    from sqlmodel import Session, select
+
+    from pbem.core.models import Challenge, Outbox
+
+    server.send(compose(ALICE, line))
+    assert command in flat(server.last(ALICE))
+    with Session(server.engine) as session:
+        assert session.exec(select(Outbox.template).where(Outbox.recipient == ALICE)).all() == ["buried"]
+        assert session.exec(select(Challenge)).first() is None  # nothing was done, nothing held to confirm
+
+
+@pytest.mark.parametrize("line", [
+    "Can you help? Thanks a lot for the game",  # a command word in prose, its words no command's
+    "Good game. Thanks",
+    "Well played! I resign myself to losing next time, friend, I think",  # too many words for resign
+])
+def test_prose_with_a_command_word_after_a_sentence_is_no_command(server, line: str) -> None:
+    from pbem.runners.commands import buried
+
+    assert buried(line) is None
+    server.send(compose(CAROL, line))
+    assert "inside a sentence" not in server.last(CAROL)["Subject"]
+
+
 def test_an_unknown_game_suggests_the_nearest_one(server) -> None:
     server.say(ALICE, "help")
     cases = {

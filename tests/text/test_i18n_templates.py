@@ -163,6 +163,7 @@ def cases() -> Iterator[tuple[str, dict[str, Any]]]:
         ("confirmed.txt", {"lines": ["ход f2"]}), ("confirmed.txt", {"lines": []}),
         ("mistyped.txt", {"command": "помощь", "word": "пмщ", "line": "пмщ 2", "syntax": "помощь [тема]"}),
         ("mistyped.txt", {"command": "help", "word": "hlp", "line": "hlp", "syntax": "help"}),
+        ("buried.txt", {"line": "Привет! Сыграем? вызов атакс ада@пример.рф", "command": "вызов атакс ада@пример.рф"}),
         ("nothing.txt", {}), ("quiet.txt", {"unproven": False}), ("quiet.txt", {"unproven": True}),
         ("address.txt", {"address": "игры+ада.0123456789012345@пример.рф", "first": True, "new": False}),
         ("address.txt", {"address": "игры+ада.0123456789012345@пример.рф", "first": False, "new": True}),
@@ -176,7 +177,7 @@ def cases() -> Iterator[tuple[str, dict[str, Any]]]:
 #: the mails rendered on their own (the partials are rendered inside them)
 MAILS = [
     "_mail", "accepted", "adjudicated", "board", "cancelled", "draw_offer", "draw_offered", "draw_refused",
-    "error", "extended", "game_over", "game_started", "held", "confirmed", "history", "mistyped", "moved",
+    "error", "extended", "game_over", "game_started", "held", "confirmed", "history", "mistyped", "buried", "moved",
     "nothing", "opponent_away", "opponent_back", "quiet", "record", "refused", "reminder", "undone",
     "watched_move", "your_move", "said", "said_sent", "said_switch", "address",
 ]

@@ -183,6 +183,7 @@ def variants() -> str:
 
 COMMANDS: dict[str, Command] = {}
 _SPELLINGS: dict[str, str] = {}
+_WRITTEN: dict[str, str] = {}  # a folded spelling -> the word as the table writes it (accents and all)
 
 
 def register(cls: type[Command]) -> type[Command]:
@@ -201,6 +202,8 @@ def register(cls: type[Command]) -> type[Command]:
     COMMANDS[cls.name] = cls()
     for spelling in spellings:
         _SPELLINGS[spelling] = cls.name
+    for written in (cls.name, *cls.aliases, *translated):
+        _WRITTEN.setdefault(words.fold(written), written)
     return cls
 
 
@@ -216,11 +219,18 @@ def find(word: str) -> Command | None:
 def nearest(word: str) -> Command | None:
     """The command a mistyped word most likely meant (`chalenge`, `hlep`, `сдаюс`), or None: close
     spellings only, and no word under four letters, so prose is seldom taken for a command."""
+    meant = nearest_word(word)
+    return None if meant is None else find(meant)
+
+
+def nearest_word(word: str) -> str | None:
+    """The command word a mistyped word most likely meant, as the table writes it, in the
+    player's own language when that is the closest (`вызв` -> `вызов`, `chalenge` -> `challenge`)."""
     key = _key(word, ":,.")
     if len(key) < 4 or find(key) is not None:
         return None
     match = difflib.get_close_matches(key, list(_SPELLINGS), n=1, cutoff=0.75)
-    return COMMANDS[_SPELLINGS[match[0]]] if match else None
+    return _WRITTEN.get(match[0], match[0]) if match else None
 
 
 def commands() -> list[Command]:
