@@ -25,7 +25,7 @@ SCRIPT = [
     (ALICE, "name Alice Liddell", True),
     (ALICE, "hello there", True),
     (ALICE, "hlep", True),
-    (ALICE, "Thanks for the game. history {game}", True),  # a command after a sentence: buried.txt
+    (ALICE, "Ciao! history {game}", True),  # a command after a sentence: buried.txt
     (ALICE, "timezone Europe/Rome", True),
     (ALICE, "display", True),
     (ALICE, "format text", True),
