@@ -28,6 +28,7 @@ class Player(SQLModel, table=True):
     proven_at: datetime | None = None  # when the address first showed that it receives our mail
     format: str = Field(default="html", max_length=8)  # "html": text and HTML parts; "text": text only
     language: str = Field(default="en", max_length=8)  # the code of the language of every mail to them (pbem.text.i18n)
+    language_at: datetime | None = None  # when that became theirs (`language`, or a proven mail in it); None: not yet
     relay: bool = True  # `say off`: the opponents' relayed messages are not passed on to them
     notify: str = Field(default="each", max_length=8)  # "each": a mail per move; "digest": one a day
     digest_at: str | None = Field(default=None, max_length=5)  # "HH:MM" in their zone, for `notify digest`

@@ -200,7 +200,7 @@ def _queue(
         game_version=game.version if game is not None else None,
         thread=thread,
         unproven=unproven,
-        shown=_shown(letters, game),
+        shown=_shown(letters, game, language if language != player.language else None),
     )
     if row["shown"] is not None:  # what a reply with its token proves it saw beyond the token's own board
         row["token"] = tokens.mac(player, token)
@@ -227,10 +227,10 @@ def _named(player: Player, letters: Sequence[Letter], language: str) -> tuple[li
     return names, titles
 
 
-def _shown(letters: Sequence[Letter], game: Game | None) -> dict | None:
+def _shown(letters: Sequence[Letter], game: Game | None, language: str | None = None) -> dict | None:
     """What a mail showed beyond its own game's board (`trust.shows`): the other games whose
     views its sections carry, at their versions now, the held mails its notices list and the
-    challenges it shows."""
+    challenges it shows; and its `language`, when it is not the reader's own."""
     games: dict[int, int] = {}
     held: list[int] = []
     challenges: list[int] = []
@@ -249,7 +249,7 @@ def _shown(letters: Sequence[Letter], game: Game | None) -> dict | None:
             held.append(letter.data["held"])
     if game is not None and game.id is not None and games.get(game.id) == game.version:
         del games[game.id]  # the token itself says it
-    return trust.shows(games, held, challenges)
+    return trust.shows(games, held, challenges, language)
 
 
 def headings(letters: Sequence[Letter]) -> tuple[list[dict[str, Any] | None], list[int]]:

@@ -104,6 +104,7 @@ class Evidence:
     answers_held: int | None = None  # the held mail whose notice it answers (In-Reply-To), if one
     challenges: list[int] = field(default_factory=list)  # the challenges its token's mails showed
     copies: int = 0  # mails from the sender that already did what this one asks (`tokens.fingerprint`)
+    language: str | None = None  # the language of the token's mail, when not the player's own (an unsettled one's)
 
     @property
     def stale(self) -> bool:
@@ -323,14 +324,18 @@ def _showed(found: Evidence, shown: dict, answered: bool) -> None:
             found.held.append(held_id)
         if answered:
             found.answers_held = held_id
+    if shown.get("language") and (answered or found.language is None):
+        found.language = shown["language"]
 
 
-def shows(letters_games: dict[int, int], held: list[int], challenges: list[int] = ()) -> dict | None:
+def shows(letters_games: dict[int, int], held: list[int], challenges: list[int] = (),
+          language: str | None = None) -> dict | None:
     """What an outbox row keeps of what its mail showed (read back by `_showed`, and by
-    `challenge_shown` for the challenge that `accept` alone answers)."""
-    if not letters_games and not held and not challenges:
+    `challenge_shown` for the challenge that `accept` alone answers), and the language it was
+    written in when that is not the reader's own (`pbem.commands.player.language.settle`)."""
+    if not letters_games and not held and not challenges and not language:
         return None
-    shown: dict = {}
+    shown: dict = {"language": language} if language else {}
     if letters_games:
         shown["games"] = {str(g): v for g, v in sorted(letters_games.items())}
     if held:

@@ -170,12 +170,36 @@ def test_a_newcomer_is_answered_in_their_own_words_until_their_first_proven_mail
         assert session.exec(select(Player).where(Player.address == ALICE)).one().language == "zh"
 
 
-def test_a_newcomers_proven_reply_in_english_words_keeps_english(server) -> None:
+def test_a_newcomers_proven_reply_in_english_command_words_is_answered_in_the_language_it_answers(server) -> None:
     server.send(compose(ALICE, "你好，我想下棋，怎么开始？"))
-    server.send(reply_to(ALICE, server.last(ALICE), "help"))
-    assert server.last(ALICE)["Content-Language"] == "en"
+    server.send(reply_to(ALICE, server.last(ALICE), "help"))  # the word our Chinese mail told her to write
+    assert server.last(ALICE)["Content-Language"] == "zh"
     with Session(server.engine) as session:
-        assert session.exec(select(Player).where(Player.address == ALICE)).one().language == "en"
+        alice = session.exec(select(Player).where(Player.address == ALICE)).one()
+        assert alice.language == "en" and alice.language_at is None  # her words said no language: nothing stored
+    server.send(reply_to(ALICE, server.last(ALICE), "帮助"))  # her next reply says one: it is stored
+    assert server.last(ALICE)["Content-Language"] == "zh"
+    with Session(server.engine) as session:
+        alice = session.exec(select(Player).where(Player.address == ALICE)).one()
+        assert alice.language == "zh" and alice.language_at is not None
+
+
+def test_a_command_word_with_words_of_a_language_stores_that_language(server) -> None:
+    server.send(compose(ALICE, "Здравствуйте!\nвызв атакс bob@example.org"))  # answered: did you mean вызов?
+    server.send(reply_to(ALICE, server.last(ALICE), "help вызов"))  # as that answer tells her
+    assert server.last(ALICE)["Content-Language"] == "ru"
+    with Session(server.engine) as session:
+        assert session.exec(select(Player).where(Player.address == ALICE)).one().language == "ru"
+
+
+def test_a_newcomers_proven_reply_in_english_prose_stores_english_and_says_so(server) -> None:
+    server.send(compose(ALICE, "你好，我想下棋，怎么开始？"))
+    server.send(reply_to(ALICE, server.last(ALICE), "help\nSorry, I cannot read Chinese, please write in English"))
+    answer = server.last(ALICE)
+    assert answer["Content-Language"] == "en" and "I write to you in English" in " ".join(text(answer).split())
+    with Session(server.engine) as session:
+        alice = session.exec(select(Player).where(Player.address == ALICE)).one()
+        assert alice.language == "en" and alice.language_at is not None
 
 
 def test_a_forged_first_mail_chooses_no_language_for_a_stranger(server) -> None:
@@ -192,11 +216,22 @@ def test_a_forged_first_mail_chooses_no_language_for_a_stranger(server) -> None:
 
 def test_detection_never_changes_a_known_players_language(server) -> None:
     server.say(ALICE, "help")
-    server.say(ALICE, "help")  # a reply to my mail: her address is proven, in English
+    server.say(ALICE, "help\nThank you, I would like to play a game of ataxx soon")  # proven, in English
     server.say(ALICE, "сдаюсь")
     server.send(compose(ALICE, "帮助"))
     with Session(server.engine) as session:
         assert session.exec(select(Player).where(Player.address == ALICE)).one().language == "en"
+
+
+def test_a_player_whose_words_never_said_a_language_gets_the_first_that_does(server) -> None:
+    server.say(ALICE, "help")
+    server.say(ALICE, "help")  # proven, but "help" is every language's example: nothing settled
+    server.send(compose(ALICE, "помощь"))  # unproven: anyone can write From her address, it chooses nothing
+    assert server.last(ALICE)["Content-Language"] == "en"
+    server.say(ALICE, "помощь")  # her own reply, in Russian words
+    assert server.last(ALICE)["Content-Language"] == "ru"
+    with Session(server.engine) as session:
+        assert session.exec(select(Player).where(Player.address == ALICE)).one().language == "ru"
 
 
 def test_an_invited_players_first_mail_sets_their_language(server) -> None:

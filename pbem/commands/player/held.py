@@ -137,8 +137,8 @@ def release(ctx: Context) -> list[Line]:
         ctx.session.add(row)
         # now the name they wrote with is theirs, if the `name` command would take it
         players.proven(ctx.player, row.name, now(), players.reserved_names(ctx.settings))
-        if row.language and ctx.player.language == DEFAULT:  # and the language they wrote in
-            ctx.player.language = row.language
+        if row.language and ctx.player.language_at is None and ctx.player.language == DEFAULT:
+            ctx.player.language, ctx.player.language_at = row.language, now()  # and the language they wrote in
         released += [line for text in row.lines.split("\n") if (line := classify(text)) is not None]
     if released:
         ctx.reply("confirmed.txt", lines=[quote(line) for line in released])

@@ -11,6 +11,7 @@ from pbem.commands.lines import words
 from pbem.commands.lines.base import Call, Command, Context, register
 from pbem.commands.lines.reader import Reading
 from pbem.core.errors import CommandError
+from pbem.core.wallclock import now
 from pbem.mail.message import language as detection
 from pbem.text.i18n import DEFAULT, LANGUAGES, N_
 from pbem_engine.common.phrases import phrase
@@ -90,15 +91,16 @@ class LanguageCommand(Command):
                 code="language.unknown",
                 params={"given": " ".join(call.args)[:40], "languages": list(LANGUAGES)},
             )
-        ctx.player.language = code
+        ctx.player.language, ctx.player.language_at = code, now()
         ctx.session.add(ctx.player)
         ctx.reply("language.txt", old=old, new=code, changed=old != code, chosen=LANGUAGES[code],
                   before=LANGUAGES.get(old, old), languages=_choices())
 
 
 def _from_words(reading: Reading) -> tuple[str | None, set[str] | None]:
-    """What the command words of a mail say: a language (only one has them all), "en" (an
-    English command word), or the languages still possible (words two languages share)."""
+    """What the command words of a mail say: a language (only one has them all), or the
+    languages still possible (words two languages share). A command's English name says
+    nothing: every language's mails show it in their examples (`help`, `accept 1`)."""
     possible: set[str] | None = None
     for line in reading.lines:
         if line.command is None:
@@ -106,7 +108,7 @@ def _from_words(reading: Reading) -> tuple[str | None, set[str] | None]:
         word = line.words[0]
         found = words.languages_of(word)
         if not found:
-            return DEFAULT, None  # the command's English name (or an alias all languages use)
+            continue  # the command's English name (or an alias all languages use)
         possible = found if possible is None else possible & found
         if not possible:
             return None, None  # words of different languages: the words do not decide
@@ -116,25 +118,29 @@ def _from_words(reading: Reading) -> tuple[str | None, set[str] | None]:
 
 
 def _unsettled(ctx: Context) -> bool:
-    """Whether the player has no language of their own yet: none chosen or stored, and no mail
-    of theirs proved their address before this one. Until then each of their mails is answered
+    """Whether the player has no language of their own yet: none chosen, and no proven mail of
+    theirs was written in one (`Player.language_at`). Until then each of their mails is answered
     in the language of its own words (a newcomer who wrote in Chinese and then replies in
-    Chinese is not answered in English), and the first proven one stores it."""
-    player = ctx.player
-    if player.language != DEFAULT:
-        return False  # a choice of theirs (or a language found before)
-    proven = player.proven_at
-    if proven is not None:
-        proven = proven if proven.tzinfo is not None else proven.replace(tzinfo=UTC)
-        if proven < ctx.inbound.received_at:
-            return False  # an earlier mail of theirs proved their address: no query for a player at play
-    return True
+    Chinese is not answered in English), or of the mail of ours it answers when its words say
+    none (`help`, a move), and the first proven one whose words say one stores it."""
+    return ctx.player.language_at is None and ctx.player.language == DEFAULT
+
+
+def _newcomer(ctx: Context) -> bool:
+    """Whether no mail of the player's proved their address before this one: only then may an
+    unproven mail choose the language of its answer (anyone can put a known address in From)."""
+    proven = ctx.player.proven_at
+    if proven is None:
+        return True
+    proven = proven if proven.tzinfo is not None else proven.replace(tzinfo=UTC)
+    return proven >= ctx.inbound.received_at
 
 
 def detect(ctx: Context, reading: Reading) -> str | None:
-    """A new player's language, from their mails until one proves their address (`_unsettled`);
-    None keeps the default (English)."""
-    if not _unsettled(ctx):
+    """A new player's language, from the words of their mails until a proven one says it
+    (`_unsettled`; an unproven one only before any proved their address); None: the words say
+    none."""
+    if not _unsettled(ctx) or (ctx.evidence.proof is None and not _newcomer(ctx)):
         return None
     if any(line.command is not None and line.command.name == "language" for line in reading.lines):
         return None  # they say which they want
@@ -151,7 +157,8 @@ def asked(ctx: Context, reading: Reading) -> str | None:
     for the confirmation with the rest: the notice that asks for it is written in that language
     (a mail that says "language ko" is best answered in Korean, not in the default)."""
     lines = [line for line in reading.lines if line.command is not None and line.command.name == "language"]
-    if not lines or ctx.evidence.proof is not None or len(lines[0].words) < 2 or not _unsettled(ctx):
+    if not lines or ctx.evidence.proof is not None or len(lines[0].words) < 2 or not _unsettled(ctx) \
+            or not _newcomer(ctx):
         return None
     args = lines[0].words[1:]
     return language_code(" ".join(args)) or language_code(args[0])
@@ -159,29 +166,39 @@ def asked(ctx: Context, reading: Reading) -> str | None:
 
 def settle(ctx: Context, reading: Reading) -> None:
     """Answer a new player's mails in the language they are written in, until one proves their
-    address (`_unsettled`), and tell them (in that language) which one I chose and how to
-    change it. The language is stored as theirs only from a mail with proof of receipt: a
-    forger who writes in Russian From a stranger's address must not choose the stranger's
-    language. An unproven first mail is answered in its language, and its held commands keep
-    it (`pbem.commands.player.held`): confirming them stores it; one that asks for a language
-    in a line of its own is answered in that one (`asked`). A known player's language changes
-    only by `language`."""
+    address and says a language (`_unsettled`), and tell them (in that language) which one I
+    chose and how to change it. The language is stored as theirs only from a mail with proof
+    of receipt whose words say it: a forger who writes in Russian From a stranger's address
+    must not choose the stranger's language, and a reply that says none (`help`, `stop`, a
+    move) is answered in the language of the mail it answers and stores nothing. An unproven
+    first mail is answered in its language, and its held commands keep it
+    (`pbem.commands.player.held`): confirming them stores it; one that asks for a language in a
+    line of its own is answered in that one (`asked`). A known player's language changes only
+    by `language`."""
     wanted = asked(ctx, reading)
     if wanted is not None:
         ctx.language = wanted  # this answer only: confirming the mail runs its `language` line
         return
     code = detect(ctx, reading)
-    if code is None or code == DEFAULT or code not in LANGUAGES:
+    proven = ctx.evidence.proof is not None
+    answered = ctx.evidence.language if proven and ctx.evidence.language in LANGUAGES else None
+    if code is None or code not in LANGUAGES:
+        if answered is not None and _unsettled(ctx):
+            ctx.language = answered  # the language of the mail they answer, for this answer only
         return
-    if ctx.evidence.proof is None:
+    if not proven:
+        if code == DEFAULT:
+            return
         ctx.language = code  # this answer only
         row, ctx.work.held = ctx.work.held, None
         if row is not None and row.player_id == ctx.player.id:
             row.language = code  # stored as theirs if they confirm the mail
             ctx.session.add(row)
     else:
-        ctx.player.language = code
+        ctx.player.language, ctx.player.language_at = code, now()
         ctx.session.add(ctx.player)
+        if code == DEFAULT and answered in (None, DEFAULT):
+            return  # English, as every mail to them was: nothing to tell
     if not any(letter.reply for letter in ctx.letters):
         ctx.reply("nothing.txt", me=ctx.player.address)  # what the mail would have had: the section comes below it
     ctx.reply("language_chosen.txt", code=code, chosen=LANGUAGES[code])
