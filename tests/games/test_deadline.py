@@ -99,14 +99,21 @@ def test_running_time_to_the_deadline_is_exactly_the_budget(days, offset, raw, w
     pauses = [(start + timedelta(minutes=a), start + timedelta(minutes=a + b)) for a, b in raw]
     until = clock.deadline(start, days, pauses, weekends, tz)
     assert until >= start + timedelta(days=days)
-    # count the running time hour by hour: the clock runs outside pauses and weekends
-    step, running, at = timedelta(minutes=30), timedelta(0), start
-    while at < until:
-        local = at.astimezone(tz)
-        stopped = any(s <= at < e for s, e in pauses) or (weekends and local.weekday() >= 5)
-        running += timedelta(0) if stopped else min(step, until - at)
-        at += step
-    assert abs(running - timedelta(days=days)) <= timedelta(hours=1)
+    # the running time, exactly: between any two neighbouring edges (a pause's start or end, a
+    # local midnight, where a weekend starts or ends) the clock either runs or it does not
+    edges = {start, until, *(t for pause in pauses for t in pause if start < t < until)}
+    day = start.astimezone(tz).replace(hour=0, minute=0, second=0, microsecond=0)
+    while day.astimezone(UTC) < until:
+        day = (day + timedelta(days=1, hours=3)).replace(hour=0)  # the next local midnight, DST or not
+        if start < day.astimezone(UTC) < until:
+            edges.add(day.astimezone(UTC))
+    running = timedelta(0)
+    cuts = sorted(edges)
+    for a, b in zip(cuts, cuts[1:], strict=False):
+        middle = a + (b - a) / 2
+        stopped = any(s <= middle < e for s, e in pauses) or (weekends and middle.astimezone(tz).weekday() >= 5)
+        running += timedelta(0) if stopped else b - a
+    assert running == timedelta(days=days)
 
 
 def test_left_reads_in_whole_days_then_hours() -> None:
