@@ -176,9 +176,15 @@ def test_a_newcomers_proven_reply_in_english_command_words_is_answered_in_the_la
     assert server.last(ALICE)["Content-Language"] == "zh"
     with Session(server.engine) as session:
         alice = session.exec(select(Player).where(Player.address == ALICE)).one()
-        assert alice.language == "en" and alice.language_at is None  # her words said no language: nothing stored
-    server.send(reply_to(ALICE, server.last(ALICE), "帮助"))  # her next reply says one: it is stored
+        assert alice.language == "zh" and alice.language_at is None  # she reads it; her words did not say it
+    server.send(reply_to(ALICE, server.last(ALICE), "challenge ataxx bot level=1"))  # English words: no sentence
     assert server.last(ALICE)["Content-Language"] == "zh"
+    server.say(BOB, "help")
+    server.say(BOB, f"challenge ataxx {ALICE}")  # a mail to her that answers nothing of hers: in her language too
+    assert server.last(ALICE)["Content-Language"] == "zh" and "挑战" in server.last(ALICE)["Subject"]
+    server.send(reply_to(ALICE, server.last(ALICE), "帮助"))  # her words say it: settled, and no second notice
+    answer = server.last(ALICE)
+    assert answer["Content-Language"] == "zh" and "语言" not in answer["Subject"]
     with Session(server.engine) as session:
         alice = session.exec(select(Player).where(Player.address == ALICE)).one()
         assert alice.language == "zh" and alice.language_at is not None

@@ -23,7 +23,7 @@ from pbem.core.models import Game, HeldMail
 from pbem.core.wallclock import now
 from pbem.games import players
 from pbem.letters.views import game_view
-from pbem.text.i18n import DEFAULT, N_
+from pbem.text.i18n import N_
 
 #: how long held commands wait for their confirmation
 KEEP = timedelta(days=7)
@@ -137,7 +137,7 @@ def release(ctx: Context) -> list[Line]:
         ctx.session.add(row)
         # now the name they wrote with is theirs, if the `name` command would take it
         players.proven(ctx.player, row.name, now(), players.reserved_names(ctx.settings))
-        if row.language and ctx.player.language_at is None and ctx.player.language == DEFAULT:
+        if row.language and ctx.player.language_at is None:
             ctx.player.language, ctx.player.language_at = row.language, now()  # and the language they wrote in
         released += [line for text in row.lines.split("\n") if (line := classify(text)) is not None]
     if released:

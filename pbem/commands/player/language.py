@@ -122,8 +122,8 @@ def _unsettled(ctx: Context) -> bool:
     theirs was written in one (`Player.language_at`). Until then each of their mails is answered
     in the language of its own words (a newcomer who wrote in Chinese and then replies in
     Chinese is not answered in English), or of the mail of ours it answers when its words say
-    none (`help`, a move), and the first proven one whose words say one stores it."""
-    return ctx.player.language_at is None and ctx.player.language == DEFAULT
+    none (`help`, a move), and the first proven one whose words say one settles it."""
+    return ctx.player.language_at is None
 
 
 def _newcomer(ctx: Context) -> bool:
@@ -149,7 +149,16 @@ def detect(ctx: Context, reading: Reading) -> str | None:
         return code
     among = possible or LANGUAGES.keys()
     header = ctx.envelope.header("Content-Language")
-    return detection.detect(ctx.envelope.text, header, among)
+    return detection.detect(_prose(reading), header, among)
+
+
+def _prose(reading: Reading) -> str:
+    """The words of a mail that can tell its language: its lines of prose, and the words of its
+    command lines that are not ASCII (`правила`, `help вызов`, `challenge 同化棋`); not the command lines'
+    English words, which every language's mails show in their examples (`challenge ataxx bot
+    level=1` is no English sentence)."""
+    spoken = [word for line in reading.lines for word in line.words if not word.isascii()]
+    return "\n".join([*reading.ignored, " ".join(spoken)])
 
 
 def asked(ctx: Context, reading: Reading) -> str | None:
@@ -164,13 +173,20 @@ def asked(ctx: Context, reading: Reading) -> str | None:
     return language_code(" ".join(args)) or language_code(args[0])
 
 
+def _stops(reading: Reading) -> bool:
+    """Whether the mail says `stop`: a stranger who stops the mails a forger drew on them
+    takes on no language by it."""
+    return any(line.command is not None and line.command.name == "stop" for line in reading.lines)
+
+
 def settle(ctx: Context, reading: Reading) -> None:
     """Answer a new player's mails in the language they are written in, until one proves their
     address and says a language (`_unsettled`), and tell them (in that language) which one I
     chose and how to change it. The language is stored as theirs only from a mail with proof
     of receipt whose words say it: a forger who writes in Russian From a stranger's address
-    must not choose the stranger's language, and a reply that says none (`help`, `stop`, a
-    move) is answered in the language of the mail it answers and stores nothing. An unproven
+    must not choose the stranger's language, and a reply that says none (`help`, a move) is
+    answered in the language of the mail it answers, which their mails keep, unsettled, until
+    their words say one (`stop` keeps none). An unproven
     first mail is answered in its language, and its held commands keep it
     (`pbem.commands.player.held`): confirming them stores it; one that asks for a language in a
     line of its own is answered in that one (`asked`). A known player's language changes only
@@ -183,8 +199,11 @@ def settle(ctx: Context, reading: Reading) -> None:
     proven = ctx.evidence.proof is not None
     answered = ctx.evidence.language if proven and ctx.evidence.language in LANGUAGES else None
     if code is None or code not in LANGUAGES:
-        if answered is not None and _unsettled(ctx):
-            ctx.language = answered  # the language of the mail they answer, for this answer only
+        if answered is not None and _unsettled(ctx) and not _stops(reading):
+            # they read the mail they answer: its language is theirs until their words say one
+            # (their other mails too: the opponent's moves), but it is not settled
+            ctx.language = ctx.player.language = answered
+            ctx.session.add(ctx.player)
         return
     if not proven:
         if code == DEFAULT:
@@ -195,10 +214,11 @@ def settle(ctx: Context, reading: Reading) -> None:
             row.language = code  # stored as theirs if they confirm the mail
             ctx.session.add(row)
     else:
+        was = answered or ctx.player.language  # what the mail they answer was written in
         ctx.player.language, ctx.player.language_at = code, now()
         ctx.session.add(ctx.player)
-        if code == DEFAULT and answered in (None, DEFAULT):
-            return  # English, as every mail to them was: nothing to tell
+        if code == was:
+            return  # the language they read already, which that mail named: nothing to tell
     if not any(letter.reply for letter in ctx.letters):
         ctx.reply("nothing.txt", me=ctx.player.address)  # what the mail would have had: the section comes below it
     ctx.reply("language_chosen.txt", code=code, chosen=LANGUAGES[code])
