@@ -110,8 +110,7 @@ def _mistyped(ctx: Context, ignored: list[str]) -> list[str]:
         meant = base.find(spelling) if spelling is not None else None
         fits = meant is not None and (meant.max_args is None or len(words) - 1 <= meant.max_args)
         room = sum(letter.template in ("mistyped.txt", "buried.txt") for letter in ctx.letters) < MAX_SUGGESTIONS
-        if fits and room:
-            assert meant is not None
+        if meant is not None and fits and room:
             ctx.reply("mistyped.txt", line=text, word=words[0], command=spelling, syntax=meant.syntax)
             continue
         inside = buried(text)

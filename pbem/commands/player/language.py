@@ -186,11 +186,10 @@ def settle(ctx: Context, reading: Reading) -> None:
     of receipt whose words say it: a forger who writes in Russian From a stranger's address
     must not choose the stranger's language, and a reply that says none (`help`, a move) is
     answered in the language of the mail it answers, which their mails keep, unsettled, until
-    their words say one (`stop` keeps none). An unproven
-    first mail is answered in its language, and its held commands keep it
-    (`pbem.commands.player.held`): confirming them stores it; one that asks for a language in a
-    line of its own is answered in that one (`asked`). A known player's language changes only
-    by `language`."""
+    their words say one (`stop` keeps none). An unproven first mail is answered in its
+    language, and its held commands keep it (`pbem.commands.player.held`): confirming them
+    stores it; one that asks for a language in a line of its own is answered in that one
+    (`asked`). A known player's language changes only by `language`."""
     wanted = asked(ctx, reading)
     if wanted is not None:
         ctx.language = wanted  # this answer only: confirming the mail runs its `language` line
