@@ -10,6 +10,7 @@ ignored, never fatal.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from pbem.commands.lines import base
@@ -29,6 +30,11 @@ class Line:
     words: list[str]  # after the game's number, when the line starts with one
     command: base.Command | None  # None: a bare move
     game: int | None = None  # the game the line names first (`#42 c4`), else None
+
+
+def lines_of(lines: Iterable[Line], command: str) -> list[Line]:
+    """The lines of `lines` that are the command named `command` (`stop`, `language`)."""
+    return [line for line in lines if line.command is not None and line.command.name == command]
 
 
 @dataclass

@@ -313,7 +313,7 @@ BOT: dict[str, tuple[str, ...]] = {
 
 
 #: option name (as `challenge` reads it, the engine's own or the service's) -> language code ->
-#: the names its players write (`sfida ataxx bot livello=1`): the English name works in every
+#: the names its players write (`sfida ataxx bot livello=1`, `color=`): the English name works in every
 #: language, and the values stay as the mails show them (numbers, `colour=` a side's name)
 OPTIONS: dict[str, dict[str, tuple[str, ...]]] = {
     "level": {
@@ -324,6 +324,7 @@ OPTIONS: dict[str, dict[str, tuple[str, ...]]] = {
         "zh": ("级别", "級別", "等级", "等級", "难度", "難度"),
     },
     "colour": {
+        "en": ("color",),
         "it": ("colore",),
         "ru": ("цвет",),
         "uk": ("колір",),
@@ -449,4 +450,4 @@ def option(name: str) -> str:
     """The option a player named in their language (`livello` -> `level`, `цвет` -> `colour`);
     any other name as it is (folded), for the challenge and the engine to look up."""
     key = fold(name.strip())
-    return _OPTION_NAMES.get(key, "colour" if key == "color" else key)
+    return _OPTION_NAMES.get(key, key)

@@ -18,7 +18,7 @@ from sqlmodel import select
 
 from pbem.commands.lines import base
 from pbem.commands.lines.base import Call, Command, Context, register
-from pbem.commands.lines.reader import Line, classify
+from pbem.commands.lines.reader import Line, classify, lines_of
 from pbem.core.models import Game, HeldMail
 from pbem.core.wallclock import now
 from pbem.games import players
@@ -124,7 +124,7 @@ def confirms(ctx: Context, lines: list[Line]) -> bool:
     """Whether a proven mail confirms held commands: it answers our notice of them (any reply:
     `confirm`, `ok`, or nothing at all), or says `confirm` with that notice's token; never
     when it says `stop`, which drops what was held instead."""
-    if any(line.command is not None and line.command.name == "stop" for line in lines):
+    if lines_of(lines, "stop"):
         return False
     return bool(_waiting(ctx, _chosen(ctx)))
 

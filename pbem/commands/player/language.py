@@ -9,7 +9,7 @@ from babel import Locale
 
 from pbem.commands.lines import words
 from pbem.commands.lines.base import Call, Command, Context, register
-from pbem.commands.lines.reader import Reading
+from pbem.commands.lines.reader import Reading, lines_of
 from pbem.core.errors import CommandError
 from pbem.core.wallclock import now
 from pbem.mail.message import language as detection
@@ -142,7 +142,7 @@ def detect(ctx: Context, reading: Reading) -> str | None:
     none."""
     if not _unsettled(ctx) or (ctx.evidence.proof is None and not _newcomer(ctx)):
         return None
-    if any(line.command is not None and line.command.name == "language" for line in reading.lines):
+    if lines_of(reading.lines, "language"):
         return None  # they say which they want
     code, possible = _from_words(reading)
     if code is not None:
@@ -165,7 +165,7 @@ def asked(ctx: Context, reading: Reading) -> str | None:
     """The language a new player's unproven mail asks for in a `language` line of its own, which waits
     for the confirmation with the rest: the notice that asks for it is written in that language
     (a mail that says "language ko" is best answered in Korean, not in the default)."""
-    lines = [line for line in reading.lines if line.command is not None and line.command.name == "language"]
+    lines = lines_of(reading.lines, "language")
     if not lines or ctx.evidence.proof is not None or len(lines[0].words) < 2 or not _unsettled(ctx) \
             or not _newcomer(ctx):
         return None
@@ -176,7 +176,7 @@ def asked(ctx: Context, reading: Reading) -> str | None:
 def _stops(reading: Reading) -> bool:
     """Whether the mail says `stop`: a stranger who stops the mails a forger drew on them
     takes on no language by it."""
-    return any(line.command is not None and line.command.name == "stop" for line in reading.lines)
+    return bool(lines_of(reading.lines, "stop"))
 
 
 def settle(ctx: Context, reading: Reading) -> None:
